@@ -1,0 +1,128 @@
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::config::{AskPolicy, Overrides, Preset, ReasonerKind};
+use crate::engine::tiers::SourceMode;
+
+/// A terminal research agent: plans searches, reads sources, drafts,
+/// critiques and scores, then decides to continue, output or ask.
+#[derive(Debug, Parser)]
+#[command(name = "sleuth", version, about, long_about = None)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Option<Commands>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct GlobalArgs {
+    /// Config file (default: $SLEUTH_HOME/config.toml or the platform config dir).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Set any config key, e.g. --set decide.confidence_threshold=0.9 (repeatable).
+    #[arg(long = "set", global = true, value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Commands {
+    /// Research a question headless: progress on stderr, the report on stdout.
+    Run(RunArgs),
+}
+
+impl Commands {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Commands::Run(_) => "run",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// The question to research.
+    pub question: String,
+    #[command(flatten)]
+    pub research: ResearchArgs,
+    /// Print the event stream as JSON lines on stdout instead of the report.
+    #[arg(long)]
+    pub json: bool,
+    /// How to answer a clarifying question without a TUI.
+    #[arg(long, value_enum)]
+    pub ask: Option<AskPolicy>,
+}
+
+/// Flags that shape a research session; each overrides its config key.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ResearchArgs {
+    /// simple (2 iterations), standard (5) or deep (10).
+    #[arg(long, value_enum)]
+    pub preset: Option<Preset>,
+    #[arg(long, value_name = "N")]
+    pub max_iterations: Option<u32>,
+    /// Queries per iteration.
+    #[arg(long, value_name = "N")]
+    pub max_queries: Option<u32>,
+    /// New sources per iteration.
+    #[arg(long, value_name = "N")]
+    pub max_sources: Option<u32>,
+    /// Time limit in seconds (0: none).
+    #[arg(long, value_name = "SECS")]
+    pub time_limit: Option<u64>,
+    /// Cost budget in US dollars (0: none).
+    #[arg(long, value_name = "USD")]
+    pub cost_budget: Option<f64>,
+    /// Token budget (0: none).
+    #[arg(long, value_name = "N")]
+    pub token_budget: Option<u64>,
+    /// builtin (no model, offline) or llm (the [llm] endpoint).
+    #[arg(long, value_enum)]
+    pub reasoner: Option<ReasonerKind>,
+    /// Source mode: strict, discovery or monitor.
+    #[arg(long, value_parser = parse_source_mode)]
+    pub mode: Option<SourceMode>,
+    /// Pause after every iteration.
+    #[arg(long)]
+    pub step: bool,
+}
+
+impl ResearchArgs {
+    pub fn apply(&self, o: &mut Overrides) {
+        if let Some(p) = self.preset {
+            o.set("research.preset", p.as_str(), "--preset");
+        }
+        let mut limit = |key: &str, v: Option<i64>, flag: &str| {
+            if let Some(v) = v {
+                o.set(&format!("limits.{key}"), v, flag);
+            }
+        };
+        limit("max_iterations", self.max_iterations.map(i64::from), "--max-iterations");
+        limit("max_queries", self.max_queries.map(i64::from), "--max-queries");
+        limit("max_sources", self.max_sources.map(i64::from), "--max-sources");
+        limit("time_limit_secs", self.time_limit.map(|v| v as i64), "--time-limit");
+        limit("token_budget", self.token_budget.map(|v| v as i64), "--token-budget");
+        if let Some(c) = self.cost_budget {
+            o.set("limits.cost_budget_usd", c, "--cost-budget");
+        }
+        if let Some(r) = self.reasoner {
+            o.set("research.reasoner", if r == ReasonerKind::Llm { "llm" } else { "builtin" }, "--reasoner");
+        }
+        if let Some(m) = self.mode {
+            o.set("research.source_mode", m.as_str(), "--mode");
+        }
+        if self.step {
+            o.set("research.step_mode", true, "--step");
+        }
+    }
+}
+
+fn parse_source_mode(s: &str) -> Result<SourceMode, String> {
+    match s {
+        "strict" => Ok(SourceMode::Strict),
+        "discovery" => Ok(SourceMode::Discovery),
+        "monitor" => Ok(SourceMode::Monitor),
+        other => Err(format!("unknown mode `{other}` (strict, discovery or monitor)")),
+    }
+}

@@ -1,0 +1,54 @@
+//! The command line (clap): the TUI by default, and the subcommands.
+//! `anyhow` lives here at the edge; the library below uses typed errors.
+
+mod args;
+mod logging;
+mod progress;
+mod run;
+mod setup;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+pub use args::{Cli, Commands, GlobalArgs, ResearchArgs};
+
+/// Exit codes a script can rely on.
+pub mod exit {
+    pub const OK: u8 = 0;
+    /// Any error: bad config, unreadable file, failed session.
+    pub const ERROR: u8 = 1;
+    /// Usage error (clap's own).
+    pub const USAGE: u8 = 2;
+    /// `--ask fail` met a question that needs the user.
+    pub const NEEDS_ANSWER: u8 = 3;
+    /// Cancelled by the user (Ctrl-C); a partial report was recorded.
+    pub const CANCELLED: u8 = 130;
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("sleuth: cannot start the async runtime: {e}");
+            return ExitCode::from(exit::ERROR);
+        }
+    };
+    match runtime.block_on(dispatch(cli)) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("sleuth: {e:#}");
+            ExitCode::from(exit::ERROR)
+        }
+    }
+}
+
+async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
+    match cli.command {
+        Some(Commands::Run(args)) => run::execute(&cli.global, args).await,
+        None => anyhow::bail!(
+            "the TUI is not available in this build yet; use `sleuth run \"your question\"` to research headless"
+        ),
+    }
+}

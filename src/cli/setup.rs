@@ -1,0 +1,89 @@
+//! Wiring: configuration, logging, and the engine's parts for a session.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Context;
+
+use super::args::{GlobalArgs, ResearchArgs};
+use super::logging::{self, LogGuard};
+use crate::config::{self, Config, Overrides, ReasonerKind};
+use crate::engine::EngineParts;
+use crate::engine::memory::{InMemoryStore, MemoryStore};
+use crate::engine::reasoner::Reasoner;
+use crate::engine::settings::EngineSettings;
+use crate::engine::tiers::TierTable;
+use crate::paths::Paths;
+use crate::search::SearchRouter;
+use crate::search::registry::{BuildContext, build_chains};
+use crate::session::{DirTexts, LogWriter, SessionDir};
+
+pub struct Setup {
+    pub paths: Paths,
+    pub config: Config,
+    pub config_path: Option<PathBuf>,
+    pub log: LogGuard,
+}
+
+/// Loads the layered config (file < env < flags) and starts logging.
+pub fn load(global: &GlobalArgs, research: Option<&ResearchArgs>) -> anyhow::Result<Setup> {
+    let paths = Paths::discover().map_err(anyhow::Error::msg)?;
+    let mut overrides = Overrides::default();
+    for s in &global.set {
+        overrides.parse_set(s)?;
+    }
+    if let Some(r) = research {
+        r.apply(&mut overrides);
+    }
+    let (config, config_path) =
+        config::load(global.config.as_deref(), &paths.config_file(), std::env::vars(), &overrides)?;
+    std::fs::create_dir_all(paths.log_dir())
+        .with_context(|| format!("cannot create the log folder {}", paths.log_dir().display()))?;
+    let log = logging::init(&paths.log_dir(), &config.log.level);
+    tracing::info!(config = ?config_path, "configuration loaded");
+    Ok(Setup { paths, config, config_path, log })
+}
+
+pub fn engine_settings(config: &Config, session_id: &str) -> EngineSettings {
+    let preset = config.research.preset;
+    let mut s = EngineSettings::with_limits(session_id, config.limits.resolve(preset));
+    s.preset = preset.as_str().to_string();
+    s.step_mode = config.research.step_mode;
+    s.decide = config.decide.clone();
+    s.evaluate = config.evaluate.clone();
+    s.refine = config.refine.clone();
+    s.review = config.review.clone();
+    s.search = config.search.clone();
+    s.memory = config.memory.clone();
+    s.source_mode = config.research.source_mode;
+    s.tiers = TierTable::new(config.source_tiers.clone());
+    s.config_snapshot = config.snapshot();
+    s
+}
+
+pub fn reasoner(setup: &Setup) -> anyhow::Result<Arc<dyn Reasoner>> {
+    match setup.config.research.reasoner {
+        ReasonerKind::Builtin => anyhow::bail!("the built-in reasoner is not available in this build yet"),
+        ReasonerKind::Llm => anyhow::bail!("the LLM reasoner is not available in this build yet"),
+    }
+}
+
+pub fn memory(setup: &Setup) -> Arc<dyn MemoryStore> {
+    Arc::new(InMemoryStore::new(setup.config.memory.clone()))
+}
+
+/// Everything the engine needs to run the session in `dir`.
+pub fn parts(setup: &Setup, dir: &SessionDir) -> anyhow::Result<EngineParts> {
+    let progress = |line: &str| eprintln!("{line}");
+    let ctx = BuildContext { config: &setup.config, paths: &setup.paths, progress: &progress };
+    let chains = build_chains(&ctx)?;
+    let log = LogWriter::open(&dir.log_path())
+        .with_context(|| format!("cannot open the session log {}", dir.log_path().display()))?;
+    Ok(EngineParts {
+        reasoner: reasoner(setup)?,
+        search: Arc::new(SearchRouter::new(chains, &setup.config.search)),
+        texts: Arc::new(DirTexts::new(dir.sources_dir())),
+        memory: memory(setup),
+        log: Box::new(log),
+    })
+}

@@ -1,0 +1,42 @@
+//! `config.toml.example` must stay loadable, with every key uncommented.
+
+#[cfg(test)]
+mod tests {
+    use crate::config::Config;
+
+    /// Uncomments `# key = value` lines (not prose comments).
+    fn uncommented(text: &str) -> String {
+        text.lines()
+            .map(|l| {
+                let t = l.trim_start();
+                match t.strip_prefix("# ") {
+                    Some(rest) if rest.contains(" = ") && !rest.starts_with('#') && !rest.contains("->") => {
+                        rest.split("  #").next().unwrap_or(rest).trim_end().to_string()
+                    }
+                    _ => l.to_string(),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn example_with_every_key_uncommented_equals_the_defaults() {
+        let text = include_str!("../../config.toml.example");
+        let active = uncommented(text);
+        let cfg: Config = toml::from_str(&active).unwrap_or_else(|e| panic!("{e}\n{active}"));
+        let mut expected = Config::default();
+        // The example shows sample tier entries and endpoints that are not defaults.
+        expected.source_tiers = cfg.source_tiers.clone();
+        expected.local = cfg.local.clone();
+        expected.local.corpus = None;
+        let mut got = cfg.clone();
+        got.local.corpus = None;
+        got.llm = expected.llm.clone();
+        got.web = expected.web.clone();
+        // The [limits] lines show the standard preset's values.
+        assert_eq!(got.limits.resolve(got.research.preset), expected.research.preset.limits());
+        got.limits = expected.limits.clone();
+        assert_eq!(got, expected);
+    }
+}

@@ -1,0 +1,318 @@
+//! Reading and layering the configuration, with errors that name the file,
+//! the line and the key (or the environment variable, or the flag).
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use super::Config;
+use super::validate::{Invalid, validate};
+
+/// Where a setting came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfigSource {
+    File(PathBuf),
+    Env(String),
+    Flag(String),
+}
+
+/// Settings given on the command line, as dotted keys with TOML values.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    entries: Vec<(String, toml::Value, String)>,
+}
+
+impl Overrides {
+    /// A typed flag (`--preset deep` → `research.preset = "deep"`).
+    pub fn set(&mut self, key: &str, value: impl Into<toml::Value>, flag: &str) {
+        self.entries.push((key.to_string(), value.into(), flag.to_string()));
+    }
+
+    /// A `--set key=value` argument; the value is read as TOML, falling back
+    /// to a string.
+    pub fn parse_set(&mut self, arg: &str) -> Result<(), ConfigError> {
+        let Some((key, raw)) = arg.split_once('=') else {
+            return Err(ConfigError::Flag {
+                flag: format!("--set {arg}"),
+                message: "expected key=value, e.g. --set decide.confidence_threshold=0.9".into(),
+            });
+        };
+        self.entries.push((key.trim().to_string(), parse_value(raw.trim()), format!("--set {arg}")));
+        Ok(())
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config file {path}: {message}")]
+    Read { path: PathBuf, message: String },
+    #[error("{}", file_error(path, *line, key.as_deref(), message))]
+    File { path: PathBuf, line: Option<usize>, key: Option<String>, message: String },
+    #[error("environment variable {var}: {message}")]
+    Env { var: String, message: String },
+    #[error("{flag}: {message}")]
+    Flag { flag: String, message: String },
+}
+
+fn file_error(path: &Path, line: Option<usize>, key: Option<&str>, message: &str) -> String {
+    let mut s = format!("config error in {}", path.display());
+    if let Some(line) = line {
+        s.push_str(&format!(", line {line}"));
+    }
+    if let Some(key) = key {
+        s.push_str(&format!(", key `{key}`"));
+    }
+    s.push_str(&format!(": {message}\n  fix the value, or remove the line to use the default (every key is documented in config.toml.example)"));
+    s
+}
+
+/// Loads the configuration. `explicit` is `--config` (must exist);
+/// otherwise `default_file` is read if it exists. `env` is the process
+/// environment (only `SLEUTH__…` variables are read).
+pub fn load(
+    explicit: Option<&Path>,
+    default_file: &Path,
+    env: impl IntoIterator<Item = (String, String)>,
+    flags: &Overrides,
+) -> Result<(Config, Option<PathBuf>), ConfigError> {
+    let path = match explicit {
+        Some(p) => {
+            if !p.exists() {
+                return Err(ConfigError::Read { path: p.to_path_buf(), message: "no such file".into() });
+            }
+            Some(p.to_path_buf())
+        }
+        None => default_file.exists().then(|| default_file.to_path_buf()),
+    };
+    let (mut table, text) = match &path {
+        None => (toml::Table::new(), String::new()),
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| ConfigError::Read { path: p.clone(), message: e.to_string() })?;
+            // Deserialize the file alone first: its errors carry spans.
+            let cfg: Config = toml::from_str(&text).map_err(|e| {
+                let line = e.span().map(|s| line_of(&text, s.start));
+                let key = unknown_field(e.message());
+                ConfigError::File { path: p.clone(), line, key, message: e.message().trim().to_string() }
+            })?;
+            report_invalid(&validate(&cfg), |inv| file_invalid(p, &text, inv))?;
+            let table: toml::Table = toml::from_str(&text).map_err(|e| ConfigError::File {
+                path: p.clone(),
+                line: None,
+                key: None,
+                message: e.to_string(),
+            })?;
+            (table, text)
+        }
+    };
+
+    let mut origins: Vec<(String, ConfigSource)> = Vec::new();
+    let mut env: Vec<(String, String)> = env.into_iter().filter(|(k, _)| k.starts_with("SLEUTH__")).collect();
+    env.sort();
+    for (var, raw) in env {
+        let key = var["SLEUTH__".len()..].split("__").map(str::to_lowercase).collect::<Vec<_>>().join(".");
+        insert(&mut table, &key, parse_value(&raw))
+            .and_then(|_| check(&table))
+            .map_err(|message| ConfigError::Env { var: var.clone(), message })?;
+        origins.push((key, ConfigSource::Env(var)));
+    }
+    for (key, value, flag) in &flags.entries {
+        insert(&mut table, key, value.clone())
+            .and_then(|_| check(&table))
+            .map_err(|message| ConfigError::Flag { flag: flag.clone(), message })?;
+        origins.push((key.clone(), ConfigSource::Flag(flag.clone())));
+    }
+    let cfg: Config = table.try_into().map_err(|e: toml::de::Error| ConfigError::Flag {
+        flag: "configuration".into(),
+        message: e.message().to_string(),
+    })?;
+    let invalid = validate(&cfg);
+    report_invalid(&invalid, |inv| {
+        match origins.iter().rev().find(|(k, _)| inv.key.starts_with(k.as_str()) || k.starts_with(&inv.key)) {
+            Some((_, ConfigSource::Env(var))) => ConfigError::Env { var: var.clone(), message: inv.message.clone() },
+            Some((_, ConfigSource::Flag(flag))) => {
+                ConfigError::Flag { flag: flag.clone(), message: inv.message.clone() }
+            }
+            _ => match &path {
+                Some(p) => file_invalid(p, &text, inv),
+                None => ConfigError::Flag { flag: inv.key.clone(), message: inv.message.clone() },
+            },
+        }
+    })?;
+    Ok((cfg, path))
+}
+
+fn report_invalid(invalid: &[Invalid], to_error: impl Fn(&Invalid) -> ConfigError) -> Result<(), ConfigError> {
+    match invalid.first() {
+        Some(inv) => Err(to_error(inv)),
+        None => Ok(()),
+    }
+}
+
+fn file_invalid(path: &Path, text: &str, inv: &Invalid) -> ConfigError {
+    ConfigError::File {
+        path: path.to_path_buf(),
+        line: locate(text, &inv.key),
+        key: Some(inv.key.clone()),
+        message: inv.message.clone(),
+    }
+}
+
+/// Checks that the table still deserializes, naming the problem if not.
+fn check(table: &toml::Table) -> Result<(), String> {
+    table.clone().try_into::<Config>().map(|_| ()).map_err(|e| e.message().trim().to_string())
+}
+
+fn insert(table: &mut toml::Table, dotted: &str, value: toml::Value) -> Result<(), String> {
+    let parts: Vec<&str> = dotted.split('.').filter(|p| !p.is_empty()).collect();
+    let Some((last, parents)) = parts.split_last() else {
+        return Err("empty key".into());
+    };
+    let mut t = table;
+    for p in parents {
+        let entry = t.entry(p.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        t = entry.as_table_mut().ok_or_else(|| format!("`{p}` is not a section"))?;
+    }
+    t.insert(last.to_string(), value);
+    Ok(())
+}
+
+fn parse_value(raw: &str) -> toml::Value {
+    toml::from_str::<toml::Table>(&format!("v = {raw}"))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(raw.to_string()))
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].bytes().filter(|b| *b == b'\n').count() + 1
+}
+
+fn unknown_field(message: &str) -> Option<String> {
+    let rest = message.split("unknown field `").nth(1)?;
+    Some(rest.split('`').next()?.to_string())
+}
+
+/// The 1-based line where a dotted key is set in a TOML text.
+pub(crate) fn locate(text: &str, dotted: &str) -> Option<usize> {
+    let want: Vec<&str> = dotted.split('.').collect();
+    let mut header: Vec<String> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let l = line.trim();
+        if l.starts_with('#') || l.is_empty() {
+            continue;
+        }
+        if let Some(h) = l.strip_prefix('[') {
+            let h = h.trim_start_matches('[').split(']').next().unwrap_or("");
+            header = h.split('.').map(|s| s.trim().trim_matches('"').to_string()).collect();
+            if header == want {
+                return Some(i + 1);
+            }
+            continue;
+        }
+        let Some((k, _)) = l.split_once('=') else { continue };
+        let mut full = header.clone();
+        full.extend(k.split('.').map(|s| s.trim().trim_matches('"').to_string()));
+        let n = full.len().min(want.len());
+        if full.len() <= want.len() && full[..n] == want[..n] {
+            return Some(i + 1);
+        }
+    }
+    None
+}
+
+impl fmt::Display for ConfigSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigSource::File(p) => write!(f, "{}", p.display()),
+            ConfigSource::Env(v) => write!(f, "${v}"),
+            ConfigSource::Flag(s) => f.write_str(s),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Preset;
+
+    fn write(text: &str) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("config.toml");
+        std::fs::write(&p, text).unwrap();
+        (dir, p)
+    }
+
+    fn no_env() -> Vec<(String, String)> {
+        Vec::new()
+    }
+
+    #[test]
+    fn defaults_without_a_file() {
+        let (cfg, used) = load(None, Path::new("/nonexistent/config.toml"), no_env(), &Overrides::default()).unwrap();
+        assert_eq!(cfg, Config::default());
+        assert_eq!(used, None);
+    }
+
+    #[test]
+    fn unknown_key_names_file_line_and_key() {
+        let (_d, p) = write("[decide]\nconfidence_threshold = 0.9\nconfidense = 1\n");
+        let err = load(Some(&p), &p, no_env(), &Overrides::default()).unwrap_err().to_string();
+        assert!(err.contains("line 3"), "{err}");
+        assert!(err.contains("`confidense`"), "{err}");
+        assert!(err.contains("config.toml"), "{err}");
+    }
+
+    #[test]
+    fn bad_type_names_the_line() {
+        let (_d, p) = write("[research]\npreset = \"enormous\"\n");
+        let err = load(Some(&p), &p, no_env(), &Overrides::default()).unwrap_err().to_string();
+        assert!(err.contains("line 2"), "{err}");
+    }
+
+    #[test]
+    fn out_of_range_value_names_line_and_key() {
+        let (_d, p) = write("# thresholds\n[decide]\n\nconfidence_threshold = 1.5\n");
+        let err = load(Some(&p), &p, no_env(), &Overrides::default()).unwrap_err().to_string();
+        assert!(err.contains("line 4"), "{err}");
+        assert!(err.contains("decide.confidence_threshold"), "{err}");
+    }
+
+    #[test]
+    fn layers_file_then_env_then_flags() {
+        let (_d, p) = write("[research]\npreset = \"simple\"\n[decide]\ncoverage_threshold = 0.5\n");
+        let env = vec![
+            ("SLEUTH__DECIDE__COVERAGE_THRESHOLD".to_string(), "0.6".to_string()),
+            ("SLEUTH__RESEARCH__PRESET".to_string(), "deep".to_string()),
+            ("UNRELATED".to_string(), "x".to_string()),
+        ];
+        let mut flags = Overrides::default();
+        flags.set("research.preset", "standard", "--preset standard");
+        let (cfg, _) = load(Some(&p), &p, env, &flags).unwrap();
+        assert_eq!(cfg.decide.coverage_threshold, 0.6);
+        assert_eq!(cfg.research.preset, Preset::Standard);
+    }
+
+    #[test]
+    fn bad_env_var_is_named() {
+        let env = vec![("SLEUTH__DECIDE__NOPE".to_string(), "1".to_string())];
+        let err = load(None, Path::new("/none"), env, &Overrides::default()).unwrap_err().to_string();
+        assert!(err.contains("SLEUTH__DECIDE__NOPE"), "{err}");
+    }
+
+    #[test]
+    fn bad_set_flag_is_named() {
+        let mut flags = Overrides::default();
+        flags.parse_set("search.concurrency=0").unwrap();
+        let err = load(None, Path::new("/none"), no_env(), &flags).unwrap_err().to_string();
+        assert!(err.contains("--set search.concurrency=0"), "{err}");
+        assert!(Overrides::default().parse_set("novalue").is_err());
+    }
+
+    #[test]
+    fn locate_handles_headers_and_dotted_keys() {
+        let text = "a = 1\n[evaluate]\nweights.coverage = 2\n[evaluate.weights]\nrecency = 3\n";
+        assert_eq!(locate(text, "evaluate.weights.coverage"), Some(3));
+        assert_eq!(locate(text, "evaluate.weights.recency"), Some(5));
+        assert_eq!(locate(text, "a"), Some(1));
+    }
+}

@@ -1,0 +1,102 @@
+//! Layered configuration: built-in defaults < config file
+//! (`$SLEUTH_HOME/config.toml` or `--config`) < environment
+//! (`SLEUTH__SECTION__KEY`) < flags. Every key is documented with its
+//! default in `config.toml.example`.
+
+mod load;
+mod presets;
+mod validate;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+pub use load::{ConfigError, ConfigSource, Overrides, load};
+pub use presets::{LimitOverrides, Preset};
+
+use crate::engine::memory::MemorySettings;
+use crate::engine::settings::{DecideSettings, EvaluateSettings, RefineSettings, ReviewSettings, SearchSettings};
+use crate::engine::tiers::{SourceMode, TierEntry};
+use crate::llm::LlmConfig;
+use crate::search::local::LocalConfig;
+use crate::search::web::WebConfig;
+use crate::tui::TuiConfig;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    pub research: ResearchConfig,
+    pub limits: LimitOverrides,
+    pub decide: DecideSettings,
+    pub evaluate: EvaluateSettings,
+    pub refine: RefineSettings,
+    pub review: ReviewSettings,
+    pub search: SearchSettings,
+    pub memory: MemorySettings,
+    pub source_tiers: BTreeMap<String, TierEntry>,
+    pub local: LocalConfig,
+    pub llm: LlmConfig,
+    pub web: WebConfig,
+    pub tui: TuiConfig,
+    pub log: LogConfig,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum ReasonerKind {
+    /// No model: retrieval statistics run every phase (deterministic, offline).
+    #[default]
+    Builtin,
+    /// The OpenAI-compatible endpoint in `[llm]`.
+    Llm,
+}
+
+/// How a headless run answers an ASK.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum AskPolicy {
+    /// Read the answer from stdin when it is a terminal, else take the first option.
+    #[default]
+    Auto,
+    /// Take the first option.
+    First,
+    /// Stop with an error: the question is ambiguous.
+    Fail,
+    /// Read the answer from stdin.
+    Stdin,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ResearchConfig {
+    pub preset: Preset,
+    /// Pause after every iteration for `step` / `continue`.
+    pub step_mode: bool,
+    /// Source mode: strict, discovery or monitor.
+    pub source_mode: SourceMode,
+    pub reasoner: ReasonerKind,
+    /// Headless answer policy for ASK.
+    pub ask: AskPolicy,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LogConfig {
+    /// `error`, `warn`, `info`, `debug` or `trace` (or a tracing filter).
+    pub level: String,
+}
+
+impl Default for LogConfig {
+    fn default() -> Self {
+        Self { level: "info".into() }
+    }
+}
+
+impl Config {
+    /// The configuration as recorded in a session header. The config holds
+    /// the *names* of environment variables with keys, never keys.
+    pub fn snapshot(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+    }
+}
+mod example_test;

@@ -1,0 +1,65 @@
+//! The caveats a report carries: why it stopped, what it could not cover,
+//! and whether its search was limited (seed 001 §10.3, seed 000).
+
+use super::model::{DecisionReason, StopReason};
+use super::settings::DecideSettings;
+use super::state::SessionState;
+
+pub fn caveats(state: &SessionState, stop: StopReason, based_on: Option<u32>, s: &DecideSettings) -> Vec<String> {
+    let mut out = Vec::new();
+    if !state.degraded.is_empty() {
+        out.push(format!(
+            "Search capabilities were limited; this answer is based on partial information ({}).",
+            state.degraded.join("; ")
+        ));
+    }
+    let best = based_on.and_then(|n| state.iteration_record(n));
+    let eval = best.and_then(|it| it.evaluation.as_ref());
+    match stop {
+        StopReason::Cancelled => out.push("The session was cancelled; this is a partial report.".into()),
+        StopReason::ForcedByUser => out.push("Output was forced by the user before the research loop finished.".into()),
+        StopReason::Decision(reason) => match reason {
+            DecisionReason::Thresholds => {}
+            DecisionReason::MaxIterations => out.push(format!(
+                "Stopped at the iteration limit ({} iterations) before the quality thresholds were met.",
+                state.iteration()
+            )),
+            DecisionReason::CostBudget => out.push("Stopped because the cost budget was spent.".into()),
+            DecisionReason::TokenBudget => out.push("Stopped because the token budget was spent.".into()),
+            DecisionReason::TimeBudget => out.push("Stopped because the time limit was reached.".into()),
+            DecisionReason::DiminishingReturns => {
+                out.push("Stopped on diminishing returns: more research was no longer improving the answer.".into())
+            }
+            DecisionReason::Converged => {
+                out.push("Stopped because the answer converged: revisions no longer changed it.".into())
+            }
+            DecisionReason::NeedsClarification | DecisionReason::BelowThresholds => {}
+        },
+    }
+    match eval {
+        Some(e) => {
+            if e.confidence < s.confidence_threshold {
+                out.push(format!(
+                    "Confidence {:.2} is below the {:.2} threshold; treat the answer as provisional.",
+                    e.confidence, s.confidence_threshold
+                ));
+            }
+            if !e.gaps.is_empty() {
+                out.push(format!("Not covered by the sources found: {}.", e.gaps.join(", ")));
+            }
+            if e.contradictions > 0 {
+                out.push(format!("Sources disagree on {} point(s); see the claims marked.", e.contradictions));
+            }
+        }
+        None => out.push("No draft was evaluated; the answer is unscored.".into()),
+    }
+    if let (Some(n), Some(last)) = (based_on, state.current()) {
+        if n != last.iteration {
+            out.push(format!(
+                "Written from the draft of iteration {n}, which scored best, not from the last iteration ({}).",
+                last.iteration
+            ));
+        }
+    }
+    out
+}

@@ -1,0 +1,190 @@
+//! VERIFY (DESIGN §1, seed 001 §11): every cited id must name a retrieved
+//! source, and every claim's quote must occur (normalised) in that source's
+//! stored text. Claims that fail are flagged in the report, never dropped
+//! silently.
+
+use std::collections::BTreeSet;
+
+use super::model::{Claim, SourceId, UnsupportedClaim, Verification};
+use crate::text::contains_normalized;
+
+/// Whether a claim is supported: at least one citation names a known source
+/// whose text contains the quote. Returns the reason when it is not.
+pub fn check_claim<'t>(claim: &Claim, text_of: &dyn Fn(SourceId) -> Option<&'t str>) -> Result<(), UnsupportedClaim> {
+    let mut why = String::from("no citation");
+    let mut first: Option<(SourceId, String)> = None;
+    for c in &claim.citations {
+        if first.is_none() {
+            first = Some((c.source, c.quote.clone()));
+        }
+        match text_of(c.source) {
+            None => why = format!("{} is not a retrieved source", c.source),
+            Some(_) if c.quote.trim().is_empty() => why = format!("no quote from {}", c.source),
+            Some(text) if contains_normalized(text, &c.quote) => return Ok(()),
+            Some(_) => why = format!("quote not found in {}", c.source),
+        }
+    }
+    let (source, quote) = first.map_or((None, String::new()), |(s, q)| (Some(s), q));
+    Err(UnsupportedClaim { claim: claim.text.clone(), source, quote, why })
+}
+
+/// Checks a report: ids cited in its text and claims, quotes in sources.
+pub fn verify<'t>(markdown: &str, claims: &[Claim], text_of: &dyn Fn(SourceId) -> Option<&'t str>) -> Verification {
+    let mut cited: BTreeSet<SourceId> = BTreeSet::new();
+    let mut unknown: BTreeSet<u32> = BTreeSet::new();
+    for n in citation_markers(markdown) {
+        let id = SourceId(n);
+        if text_of(id).is_some() {
+            cited.insert(id);
+        } else {
+            unknown.insert(n);
+        }
+    }
+    let mut unsupported = Vec::new();
+    let mut supported = 0;
+    for claim in claims {
+        for c in &claim.citations {
+            if text_of(c.source).is_some() {
+                cited.insert(c.source);
+            } else {
+                unknown.insert(c.source.0);
+            }
+        }
+        match check_claim(claim, text_of) {
+            Ok(()) => supported += 1,
+            Err(u) => unsupported.push(u),
+        }
+    }
+    Verification {
+        cited: cited.into_iter().collect(),
+        unknown_ids: unknown.into_iter().collect(),
+        claims_checked: claims.len(),
+        claims_supported: supported,
+        unsupported,
+    }
+}
+
+/// Numbers in `[n]`, `[n, m]` and `[n][m]` markers outside code spans and
+/// fenced blocks (where `v[0]` is indexing, not a citation).
+pub fn citation_markers(markdown: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut in_fence = false;
+    for line in markdown.lines() {
+        if line.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence {
+            continue;
+        }
+        let mut in_code = false;
+        let bytes = line.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'`' => in_code = !in_code,
+                b'[' if !in_code => {
+                    if let Some(end) = line[i + 1..].find(']') {
+                        let inner = &line[i + 1..i + 1 + end];
+                        let nums: Option<Vec<u32>> = inner.split(',').map(|p| p.trim().parse::<u32>().ok()).collect();
+                        if let Some(nums) = nums.filter(|n| !n.is_empty()) {
+                            // A `[n]: url` reference definition is not a citation.
+                            let after = &line[i + 2 + end..];
+                            if !after.starts_with(':') && !after.starts_with('(') {
+                                out.extend(nums);
+                            }
+                            i += end + 1;
+                        }
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Marks unsupported claims where they appear in the report and appends a
+/// verification note, so a reader sees exactly what is not backed.
+pub fn mark_unsupported(markdown: &str, v: &Verification) -> String {
+    let mut out = markdown.to_string();
+    for u in &v.unsupported {
+        let needle = u.claim.trim();
+        if let Some(pos) = (!needle.is_empty()).then(|| out.find(needle)).flatten() {
+            out.insert_str(pos + needle.len(), " **[unsupported]**");
+        }
+    }
+    if v.all_verified() {
+        return out;
+    }
+    out.push_str("\n\n## Verification\n\n");
+    if !v.unsupported.is_empty() {
+        out.push_str(&format!(
+            "{} of {} claims could not be verified against their sources and are marked **[unsupported]**:\n\n",
+            v.unsupported.len(),
+            v.claims_checked
+        ));
+        for u in &v.unsupported {
+            out.push_str(&format!("- {} — {}\n", u.claim.trim(), u.why));
+        }
+    }
+    if !v.unknown_ids.is_empty() {
+        let ids: Vec<String> = v.unknown_ids.iter().map(|n| format!("[{n}]")).collect();
+        out.push_str(&format!("\nCited ids that name no retrieved source: {}.\n", ids.join(", ")));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::model::Citation;
+
+    fn claim(text: &str, cites: &[(u32, &str)]) -> Claim {
+        Claim {
+            text: text.into(),
+            citations: cites.iter().map(|(id, q)| Citation { source: SourceId(*id), quote: q.to_string() }).collect(),
+            aspect: None,
+        }
+    }
+
+    fn texts(id: SourceId) -> Option<&'static str> {
+        match id.0 {
+            1 => Some("The ? operator calls From::from on the error value and returns early."),
+            2 => Some("Arc<T> is a thread-safe reference-counting pointer."),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn markers_skip_code_and_definitions() {
+        let md = "It converts [1] and [2, 3][4].\n`v[0]` is indexing.\n```\nlet x = a[5];\n```\n[6]: http://x";
+        assert_eq!(citation_markers(md), vec![1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn real_quote_verifies_and_fabricated_is_flagged() {
+        let good = claim("? converts errors [1]", &[(1, "calls  FROM::from on the error")]);
+        let fabricated = claim("Arc uses garbage collection [2]", &[(2, "Arc is garbage collected")]);
+        let ghost = claim("Ghost source [9]", &[(9, "anything")]);
+        let md = "? converts errors [1]\n\nArc uses garbage collection [2]\n\nGhost source [9]";
+        let v = verify(md, &[good, fabricated, ghost], &texts);
+        assert_eq!((v.claims_checked, v.claims_supported), (3, 1));
+        assert_eq!(v.unknown_ids, vec![9]);
+        assert_eq!(v.unsupported[0].why, "quote not found in [2]");
+        assert_eq!(v.unsupported[1].why, "[9] is not a retrieved source");
+        let marked = mark_unsupported(md, &v);
+        assert!(marked.contains("Arc uses garbage collection [2] **[unsupported]**"));
+        assert!(marked.contains("## Verification"));
+        assert!(!marked.contains("? converts errors [1] **[unsupported]**"));
+    }
+
+    #[test]
+    fn any_verified_citation_supports_a_claim() {
+        let c = claim("x", &[(2, "not there"), (1, "returns early")]);
+        assert!(check_claim(&c, &texts).is_ok());
+        let none = claim("y", &[]);
+        assert_eq!(check_claim(&none, &texts).map_err(|e| e.why), Err("no citation".to_string()));
+    }
+}

@@ -1,0 +1,233 @@
+//! DECIDE: a pure function of the numbers, in DESIGN §1 order.
+
+use super::convergence::Convergence;
+use super::model::{Action, Decision, DecisionReason, Evaluation};
+use super::protocol::Limits;
+use super::settings::DecideSettings;
+
+/// The numbers a decision is made from.
+#[derive(Debug, Clone)]
+pub struct DecideInput<'a> {
+    pub iteration: u32,
+    pub limits: &'a Limits,
+    pub evaluation: &'a Evaluation,
+    /// Confidence gains of every evaluated iteration, this one included.
+    pub trend: &'a [f64],
+    pub cost_usd: f64,
+    pub tokens: u64,
+    pub elapsed_ms: u64,
+    /// Asks already raised in this session.
+    pub asks_raised: u32,
+    pub convergence: Convergence,
+}
+
+pub fn decide(input: &DecideInput<'_>, s: &DecideSettings) -> Decision {
+    let e = input.evaluation;
+    let l = input.limits;
+    let out = |reason, detail: String| Decision { action: Action::Output, reason, detail };
+
+    if e.confidence >= s.confidence_threshold && e.coverage >= s.coverage_threshold {
+        return out(
+            DecisionReason::Thresholds,
+            format!(
+                "confidence {:.2} ≥ {:.2} and coverage {:.2} ≥ {:.2}",
+                e.confidence, s.confidence_threshold, e.coverage, s.coverage_threshold
+            ),
+        );
+    }
+    if input.iteration >= l.max_iterations {
+        return out(
+            DecisionReason::MaxIterations,
+            format!("iteration {} of {}; writing the best draft", input.iteration, l.max_iterations),
+        );
+    }
+    if l.cost_budget_usd > 0.0 && input.cost_usd >= l.cost_budget_usd {
+        return out(DecisionReason::CostBudget, format!("spent ${:.4} of ${:.4}", input.cost_usd, l.cost_budget_usd));
+    }
+    if l.token_budget > 0 && input.tokens >= l.token_budget {
+        return out(DecisionReason::TokenBudget, format!("used {} of {} tokens", input.tokens, l.token_budget));
+    }
+    let limit_ms = l.time_limit_secs.saturating_mul(1000);
+    if limit_ms > 0 && input.elapsed_ms >= limit_ms {
+        return out(
+            DecisionReason::TimeBudget,
+            format!("{:.1} s of {} s", input.elapsed_ms as f64 / 1000.0, l.time_limit_secs),
+        );
+    }
+    if e.needs_clarification && input.asks_raised < s.max_asks {
+        return Decision {
+            action: Action::Ask,
+            reason: DecisionReason::NeedsClarification,
+            detail: "the sources point to more than one meaning of the question".into(),
+        };
+    }
+    if let Some(mean) = diminishing_returns(input.trend, s) {
+        return out(
+            DecisionReason::DiminishingReturns,
+            format!(
+                "mean confidence gain of the last {} iterations {:.3} < {:.3}",
+                s.diminishing_returns_window, mean, s.diminishing_returns_threshold
+            ),
+        );
+    }
+    if let Some(why) = input.convergence.reason() {
+        return out(DecisionReason::Converged, why);
+    }
+    Decision {
+        action: Action::Continue,
+        reason: DecisionReason::BelowThresholds,
+        detail: format!(
+            "confidence {:.2} < {:.2} or coverage {:.2} < {:.2}",
+            e.confidence, s.confidence_threshold, e.coverage, s.coverage_threshold
+        ),
+    }
+}
+
+/// Seed 004: the mean gain over the last `window` iterations, when it is
+/// below the threshold. `None` until there are `window` gains.
+pub fn diminishing_returns(trend: &[f64], s: &DecideSettings) -> Option<f64> {
+    let w = s.diminishing_returns_window;
+    if w == 0 || trend.len() < w {
+        return None;
+    }
+    let mean = trend[trend.len() - w..].iter().sum::<f64>() / w as f64;
+    (mean < s.diminishing_returns_threshold).then_some(mean)
+}
+
+/// Whether a confidence/coverage pair met the output thresholds.
+pub fn meets_thresholds(confidence: f64, coverage: f64, s: &DecideSettings) -> bool {
+    confidence >= s.confidence_threshold && coverage >= s.coverage_threshold
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::model::{ConfidenceComponents, ConfidenceWeights, DimensionScores, Verdict};
+
+    fn eval(confidence: f64, coverage: f64) -> Evaluation {
+        Evaluation {
+            confidence,
+            components: ConfidenceComponents::default(),
+            weights: ConfidenceWeights::default(),
+            coverage,
+            aspects_required: 4,
+            aspects_addressed: 2,
+            dimensions: DimensionScores::default(),
+            quality: 0.5,
+            verdict: Verdict::Warn,
+            severity_total: 2.0,
+            gaps: vec![],
+            contradictions: 0,
+            claims: 3,
+            supported_claims: 3,
+            cited_sources: 2,
+            needs_clarification: false,
+            gain: 0.2,
+            draft_similarity: None,
+        }
+    }
+
+    fn limits() -> Limits {
+        Limits {
+            max_iterations: 5,
+            max_queries: 10,
+            max_sources: 15,
+            time_limit_secs: 120,
+            cost_budget_usd: 0.5,
+            token_budget: 100_000,
+        }
+    }
+
+    fn input<'a>(e: &'a Evaluation, l: &'a Limits, trend: &'a [f64]) -> DecideInput<'a> {
+        DecideInput {
+            iteration: 2,
+            limits: l,
+            evaluation: e,
+            trend,
+            cost_usd: 0.0,
+            tokens: 0,
+            elapsed_ms: 0,
+            asks_raised: 0,
+            convergence: Convergence::default(),
+        }
+    }
+
+    #[test]
+    fn thresholds_win_over_everything() {
+        let (e, l) = (eval(0.9, 0.95), limits());
+        let mut i = input(&e, &l, &[0.9]);
+        i.iteration = 5;
+        i.cost_usd = 10.0;
+        let d = decide(&i, &DecideSettings::default());
+        assert_eq!((d.action, d.reason), (Action::Output, DecisionReason::Thresholds));
+    }
+
+    #[test]
+    fn confidence_alone_is_not_enough() {
+        let (e, l) = (eval(0.9, 0.5), limits());
+        let d = decide(&input(&e, &l, &[0.9]), &DecideSettings::default());
+        assert_eq!(d.action, Action::Continue);
+    }
+
+    #[test]
+    fn limits_in_order_iterations_cost_tokens_time() {
+        let (e, l) = (eval(0.5, 0.5), limits());
+        let s = DecideSettings::default();
+        let mut i = input(&e, &l, &[0.5]);
+        i.iteration = 5;
+        i.cost_usd = 1.0;
+        assert_eq!(decide(&i, &s).reason, DecisionReason::MaxIterations);
+        i.iteration = 2;
+        assert_eq!(decide(&i, &s).reason, DecisionReason::CostBudget);
+        i.cost_usd = 0.0;
+        i.tokens = 200_000;
+        assert_eq!(decide(&i, &s).reason, DecisionReason::TokenBudget);
+        i.tokens = 0;
+        i.elapsed_ms = 120_000;
+        assert_eq!(decide(&i, &s).reason, DecisionReason::TimeBudget);
+    }
+
+    #[test]
+    fn zero_budgets_mean_unlimited() {
+        let (e, mut l) = (eval(0.5, 0.5), limits());
+        l.cost_budget_usd = 0.0;
+        l.token_budget = 0;
+        l.time_limit_secs = 0;
+        let mut i = input(&e, &l, &[0.5]);
+        i.cost_usd = 99.0;
+        i.tokens = 1 << 40;
+        i.elapsed_ms = 1 << 40;
+        assert_eq!(decide(&i, &DecideSettings::default()).action, Action::Continue);
+    }
+
+    #[test]
+    fn ask_only_until_max_asks() {
+        let (mut e, l) = (eval(0.5, 0.5), limits());
+        e.needs_clarification = true;
+        let s = DecideSettings::default();
+        let mut i = input(&e, &l, &[0.5]);
+        assert_eq!(decide(&i, &s).action, Action::Ask);
+        i.asks_raised = 1;
+        assert_eq!(decide(&i, &s).action, Action::Continue);
+    }
+
+    #[test]
+    fn diminishing_returns_needs_a_full_window() {
+        let s = DecideSettings::default();
+        assert_eq!(diminishing_returns(&[0.01, 0.01], &s), None);
+        assert!(diminishing_returns(&[0.5, 0.02, 0.03, 0.01], &s).is_some());
+        assert_eq!(diminishing_returns(&[0.5, 0.02, 0.03, 0.2], &s), None);
+        let (e, l) = (eval(0.5, 0.5), limits());
+        let trend = [0.5, 0.02, 0.03, 0.01];
+        let d = decide(&input(&e, &l, &trend), &s);
+        assert_eq!(d.reason, DecisionReason::DiminishingReturns);
+    }
+
+    #[test]
+    fn convergence_after_diminishing_returns() {
+        let (e, l) = (eval(0.5, 0.5), limits());
+        let mut i = input(&e, &l, &[0.5, 0.2]);
+        i.convergence = Convergence { draft_similarity: Some(0.99), severity_plateau: false, threshold: 0.95 };
+        assert_eq!(decide(&i, &DecideSettings::default()).reason, DecisionReason::Converged);
+    }
+}

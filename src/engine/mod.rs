@@ -1,0 +1,29 @@
+//! The research loop. It knows nothing about terminals: it takes
+//! `Command`s, emits `Event`s, and every decision is a pure function of the
+//! folded `SessionState`.
+
+pub mod caveats;
+pub mod citations;
+pub mod convergence;
+pub mod decide;
+pub mod evaluate;
+pub mod fallback;
+pub mod memory;
+pub mod model;
+pub mod next;
+mod phases;
+pub mod ports;
+pub mod protocol;
+pub mod quality;
+pub mod reasoner;
+pub mod refine;
+pub mod render;
+pub mod run;
+pub mod settings;
+pub mod state;
+pub mod tiers;
+
+pub use next::{NextStep, Stage};
+pub use protocol::{Answer, Command, Event, EventRecord, Limits, SessionHeader, Steer};
+pub use run::{Engine, EngineError, EngineHandle, EngineParts};
+pub use state::SessionState;

@@ -1,0 +1,23 @@
+//! The research data the loop produces and the protocol carries. Plain
+//! serde types with no behaviour beyond small helpers.
+
+mod critique;
+mod decision;
+mod draft;
+mod evaluation;
+mod lenient;
+mod query;
+mod report;
+mod review;
+mod source;
+mod usage;
+
+pub use critique::{Clarification, Contradiction, Critique, Issue, Severity, Verdict};
+pub use decision::{Action, Decision, DecisionReason, Refinement, Reformulation, Strategy};
+pub use draft::{Citation, Claim, Draft};
+pub use evaluation::{ConfidenceComponents, ConfidenceWeights, DimensionScores, DimensionWeights, Evaluation};
+pub use query::{PlannedQuery, Reflection};
+pub use report::{Outcome, Report, StopReason, UnsupportedClaim, Verification};
+pub use review::{QualityReport, SourceVerdict, SuggestedRefinement};
+pub use source::{SourceId, SourceKind, SourceMeta};
+pub use usage::{Role, Usage};

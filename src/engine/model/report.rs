@@ -1,0 +1,58 @@
+use serde::{Deserialize, Serialize};
+
+use super::{Claim, DecisionReason, SourceId};
+
+/// Why the loop stopped and wrote its report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    Decision(DecisionReason),
+    ForcedByUser,
+    Cancelled,
+}
+
+/// The final report, written from the best draft across iterations.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub markdown: String,
+    #[serde(default)]
+    pub claims: Vec<Claim>,
+    /// The iteration whose draft the report was written from.
+    pub based_on_iteration: Option<u32>,
+    #[serde(default)]
+    pub caveats: Vec<String>,
+    pub stop: StopReason,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnsupportedClaim {
+    pub claim: String,
+    pub source: Option<SourceId>,
+    pub quote: String,
+    pub why: String,
+}
+
+/// VERIFY's result (DESIGN §1): ids exist, quotes are in their sources.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Verification {
+    pub cited: Vec<SourceId>,
+    /// `[n]` markers in the text that name no retrieved source.
+    pub unknown_ids: Vec<u32>,
+    pub claims_checked: usize,
+    pub claims_supported: usize,
+    pub unsupported: Vec<UnsupportedClaim>,
+}
+
+impl Verification {
+    pub fn all_verified(&self) -> bool {
+        self.unknown_ids.is_empty() && self.unsupported.is_empty()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum Outcome {
+    Finished,
+    Cancelled,
+    Failed { error: String },
+}

@@ -1,0 +1,45 @@
+//! ASK: turn the critique's need for clarification into a question with an
+//! id; the loop waits for `Command::Answer` with that id.
+
+use crate::engine::model::Clarification;
+use crate::engine::protocol::Event;
+use crate::engine::reasoner::ClarifyContext;
+use crate::engine::run::{Engine, EngineError};
+use crate::text::sanitize_inline;
+
+impl Engine {
+    pub(crate) async fn ask_phase(&mut self, n: u32) -> Result<(), EngineError> {
+        let critique = self.state.iteration_record(n).and_then(|it| it.critique.clone());
+        let from_critique = critique.as_ref().and_then(|c| c.needs_clarification.clone());
+        let ctx = ClarifyContext { question: self.question(), critique, sources: self.usable_docs() };
+        let reasoner = self.reasoner.clone();
+        let Some(reply) = self.await_work(async move { reasoner.clarify(ctx).await }).await? else {
+            return Ok(());
+        };
+        let clarification = match reply {
+            Ok(r) => {
+                self.emit_usage(r.usage)?;
+                r.value
+            }
+            Err(e) => {
+                self.emit_error("clarify", e.to_string())?;
+                from_critique.unwrap_or_else(|| Clarification {
+                    question: format!("What exactly do you mean by: {}?", self.state.question()),
+                    options: Vec::new(),
+                })
+            }
+        };
+        let clarification = Clarification {
+            question: sanitize_inline(&clarification.question),
+            options: clarification
+                .options
+                .iter()
+                .map(|o| sanitize_inline(o))
+                .filter(|o| !o.trim().is_empty())
+                .collect(),
+        };
+        let ask_id = format!("ask-{n}-{}", self.state.asks.len() + 1);
+        self.emit(Event::AskRaised { ask_id, iteration: n, clarification })?;
+        self.checkpoint()
+    }
+}

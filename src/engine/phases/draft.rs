@@ -1,0 +1,86 @@
+//! DRAFT and CRITIQUE.
+
+use crate::engine::fallback;
+use crate::engine::model::Draft;
+use crate::engine::protocol::Event;
+use crate::engine::reasoner::{CritiqueContext, DraftContext};
+use crate::engine::run::{Engine, EngineError};
+
+impl Engine {
+    pub(crate) async fn draft_phase(&mut self, n: u32) -> Result<(), EngineError> {
+        let sources = self.usable_docs();
+        let previous = self.state.iterations.iter().rev().skip(1).find_map(|it| it.draft.clone());
+        let previous_critique = self.state.iterations.iter().rev().skip(1).find_map(|it| it.critique.clone());
+        let ctx = DraftContext {
+            question: self.question(),
+            constraints: self.constraints(),
+            iteration: n,
+            sources: sources.clone(),
+            previous_draft: previous.clone(),
+            previous_critique,
+            memories: if self.settings.memory.enabled {
+                let mut m = self.memory.retrieve_similar(self.state.question());
+                m.truncate(self.settings.memory.max_in_prompt);
+                m
+            } else {
+                Vec::new()
+            },
+        };
+        let reasoner = self.reasoner.clone();
+        let Some(reply) = self.await_work(async move { reasoner.draft(ctx).await }).await? else {
+            return Ok(());
+        };
+        let draft = match reply {
+            Ok(r) => {
+                self.emit_usage(r.usage)?;
+                r.value
+            }
+            Err(e) => {
+                self.emit_error("draft", e.to_string())?;
+                fallback::draft(&sources, previous.as_ref())
+            }
+        };
+        self.emit(Event::Drafted { iteration: n, draft })
+    }
+
+    pub(crate) async fn critique_phase(&mut self, n: u32) -> Result<(), EngineError> {
+        let draft: Draft = self.state.iteration_record(n).and_then(|it| it.draft.clone()).unwrap_or_default();
+        let planned_aspects: Vec<String> = {
+            let mut v: Vec<String> = Vec::new();
+            for q in self.state.iterations.iter().flat_map(|it| &it.queries) {
+                if let Some(a) = &q.query.aspect {
+                    if !v.contains(a) {
+                        v.push(a.clone());
+                    }
+                }
+            }
+            v
+        };
+        let answered_asks =
+            self.state.asks.iter().filter(|a| a.answer.is_some()).map(|a| a.clarification.question.clone()).collect();
+        let ctx = CritiqueContext {
+            question: self.question(),
+            constraints: self.constraints(),
+            iteration: n,
+            draft: draft.clone(),
+            sources: self.usable_docs(),
+            planned_aspects,
+            answered_asks,
+        };
+        let reasoner = self.reasoner.clone();
+        let Some(reply) = self.await_work(async move { reasoner.critique(ctx).await }).await? else {
+            return Ok(());
+        };
+        let critique = match reply {
+            Ok(r) => {
+                self.emit_usage(r.usage)?;
+                r.value
+            }
+            Err(e) => {
+                self.emit_error("critique", e.to_string())?;
+                fallback::critique(self.state.question(), &draft)
+            }
+        };
+        self.emit(Event::Critiqued { iteration: n, critique })
+    }
+}

@@ -1,0 +1,147 @@
+//! EVALUATE and DECIDE: pure functions fed from the state; and the
+//! reflexion lesson, stored when a revision fixed an issue and scored higher.
+
+use std::collections::HashSet;
+
+use crate::engine::citations::check_claim;
+use crate::engine::convergence::{Convergence, severity_plateau};
+use crate::engine::decide::{DecideInput, decide};
+use crate::engine::evaluate::{CitedSource, EvaluateInput, evaluate};
+use crate::engine::memory::MemoryEntry;
+use crate::engine::model::{Critique, SourceId};
+use crate::engine::protocol::Event;
+use crate::engine::run::{Engine, EngineError, now_ms};
+use crate::text::{content_terms, normalize_for_match};
+
+/// At most this many lessons are stored per iteration.
+const MAX_LESSONS_PER_ITERATION: usize = 3;
+
+impl Engine {
+    pub(crate) fn evaluate_phase(&mut self, n: u32) -> Result<(), EngineError> {
+        let Some(it) = self.state.iteration_record(n).cloned() else { return Ok(()) };
+        let draft = it.draft.as_ref();
+        let cited_ids: Vec<SourceId> = draft.map(|d| d.cited_sources()).unwrap_or_default();
+        // Load the texts first: the closure below must not borrow `self` mutably.
+        let texts: Vec<(SourceId, std::sync::Arc<str>)> =
+            cited_ids.iter().filter_map(|id| self.text_of(*id).map(|t| (*id, t))).collect();
+        let text_of = |id: SourceId| texts.iter().find(|(i, _)| *i == id).map(|(_, t)| &**t);
+        let claim_supported: Vec<bool> =
+            draft.map_or(Vec::new(), |d| d.claims.iter().map(|c| check_claim(c, &text_of).is_ok()).collect());
+        let cited: Vec<CitedSource> = cited_ids
+            .iter()
+            .filter_map(|id| self.state.source(*id))
+            .filter(|s| !self.state.banned.contains(&s.meta.id))
+            .map(|s| CitedSource { meta: &s.meta, verdict: s.verdict.as_ref() })
+            .collect();
+        let previous_draft = self.state.iterations.iter().take(n as usize - 1).rev().find_map(|i| i.draft.as_ref());
+        let input = EvaluateInput {
+            draft,
+            critique: it.critique.as_ref(),
+            cited,
+            claim_supported,
+            previous_confidence: it.confidence_before,
+            previous_draft,
+            today_days: today_days(),
+        };
+        let evaluation = evaluate(&input, &self.settings.evaluate);
+        self.emit(Event::Evaluated { iteration: n, evaluation })?;
+        self.learn(n)
+    }
+
+    pub(crate) fn decide_phase(&mut self, n: u32) -> Result<(), EngineError> {
+        let Some(it) = self.state.iteration_record(n) else { return Ok(()) };
+        let Some(evaluation) = it.evaluation.as_ref() else { return Ok(()) };
+        let critiques: Vec<&Critique> = self.state.iterations.iter().filter_map(|i| i.critique.as_ref()).collect();
+        let convergence = Convergence {
+            draft_similarity: evaluation.draft_similarity,
+            severity_plateau: severity_plateau(&critiques, self.settings.decide.severity_plateau_window),
+            threshold: self.settings.decide.convergence_similarity,
+        };
+        let input = DecideInput {
+            iteration: n,
+            limits: &self.settings.limits,
+            evaluation,
+            trend: &self.state.convergence_trend,
+            cost_usd: self.state.cost_usd,
+            tokens: self.state.total_tokens(),
+            elapsed_ms: self.state.elapsed_ms,
+            asks_raised: self.state.asks.len() as u32,
+            convergence,
+        };
+        let decision = decide(&input, &self.settings.decide);
+        self.emit(Event::Decided { iteration: n, decision })?;
+        self.checkpoint()
+    }
+
+    /// Seed 003: when iteration `n` scored higher than `n - 1` and an issue
+    /// the earlier critique raised is gone, remember the mistake and the fix.
+    fn learn(&mut self, n: u32) -> Result<(), EngineError> {
+        if n < 2 || !self.settings.memory.enabled {
+            return Ok(());
+        }
+        let (Some(before), Some(after)) = (self.state.iteration_record(n - 1), self.state.iteration_record(n)) else {
+            return Ok(());
+        };
+        let (Some(cb), Some(ca)) = (before.critique.as_ref(), after.critique.as_ref()) else { return Ok(()) };
+        let (Some(eb), Some(ea)) = (before.evaluation.as_ref(), after.evaluation.as_ref()) else { return Ok(()) };
+        if ea.confidence <= eb.confidence {
+            return Ok(());
+        }
+        let still: HashSet<String> = ca.issues.iter().map(|i| normalize_for_match(&i.description)).collect();
+        let how = match &before.refinement {
+            Some(r) => format!(
+                "{} refinement ({}) with queries: {}",
+                r.strategy,
+                r.rationale,
+                r.queries.iter().map(|q| q.text.as_str()).collect::<Vec<_>>().join("; ")
+            ),
+            None => "a revised draft".to_string(),
+        };
+        let question = self.state.question().to_string();
+        let lessons: Vec<MemoryEntry> = cb
+            .issues
+            .iter()
+            .filter(|i| !still.contains(&normalize_for_match(&i.description)))
+            .take(MAX_LESSONS_PER_ITERATION)
+            .enumerate()
+            .map(|(k, issue)| {
+                let mut tags = content_terms(&question);
+                if let Some(a) = &issue.aspect {
+                    tags.push(a.clone());
+                }
+                MemoryEntry {
+                    id: format!("{}-{n}-{k}", self.settings.session_id),
+                    question: question.clone(),
+                    mistake: issue.description.clone(),
+                    correction: format!(
+                        "Fixed in iteration {n} (confidence {:.2} → {:.2}) by {how}.",
+                        eb.confidence, ea.confidence
+                    ),
+                    tags,
+                    created_at_ms: now_ms(),
+                }
+            })
+            .collect();
+        for entry in lessons {
+            let (mistake, correction) = (entry.mistake.clone(), entry.correction.clone());
+            match self.memory.store(entry) {
+                Ok(()) => self.emit(Event::MemoryStored { mistake, correction })?,
+                Err(e) => self.emit_error("memory", e.to_string())?,
+            }
+        }
+        Ok(())
+    }
+}
+
+fn today_days() -> i64 {
+    (now_ms() / 86_400_000) as i64
+}
+
+// Keeps `days_since_epoch` and `today_days` on the same calendar.
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn today_is_after_2026() {
+        assert!(super::today_days() >= crate::engine::evaluate::days_since_epoch("2026-01-01").unwrap_or(i64::MAX));
+    }
+}

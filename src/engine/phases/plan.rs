@@ -1,0 +1,146 @@
+//! PLAN (the first iteration) and REFINE (after CONTINUE): both ask the
+//! reasoner for queries; REFINE first picks a strategy and afterwards
+//! applies the mechanical rewrites.
+
+use crate::engine::fallback;
+use crate::engine::memory::MemoryEntry;
+use crate::engine::model::{PlannedQuery, Refinement, Reflection};
+use crate::engine::protocol::Event;
+use crate::engine::reasoner::{PlanContext, PlanOutput};
+use crate::engine::refine::{QueryYield, apply_mechanics, select_strategy};
+use crate::engine::run::{Engine, EngineError};
+use crate::engine::state::QueryResult;
+use crate::text::{normalize_for_match, sanitize_inline};
+
+impl Engine {
+    pub(crate) async fn plan_phase(&mut self, n: u32) -> Result<(), EngineError> {
+        let memories = self.memories();
+        let ctx = PlanContext {
+            question: self.question(),
+            constraints: self.constraints(),
+            iteration: n,
+            max_queries: self.max_queries(),
+            strategy: None,
+            strategy_rationale: String::new(),
+            prior: None,
+            sources: self.usable_docs(),
+            already_run: self.already_run().into_iter().collect(),
+            memories: memories.clone(),
+        };
+        let Some((reflection, queries)) = self.ask_planner(ctx).await? else { return Ok(()) };
+        let queries = tidy_queries(queries, self.max_queries());
+        let queries = if queries.is_empty() {
+            fallback::plan(self.state.question(), &self.state.constraints, self.max_queries()).1
+        } else {
+            queries
+        };
+        self.emit(Event::Planned {
+            iteration: n,
+            reflection,
+            queries,
+            memories_used: memories.into_iter().map(|m| m.id).collect(),
+        })
+    }
+
+    pub(crate) async fn refine_phase(&mut self, n: u32) -> Result<(), EngineError> {
+        let Some(it) = self.state.iteration_record(n) else { return Ok(()) };
+        let Some(evaluation) = it.evaluation.clone() else { return Ok(()) };
+        let (strategy, rationale) = select_strategy(&evaluation, &self.state.convergence_trend, &self.settings.refine);
+        let suggestion = it.review.as_ref().and_then(|(_, r)| r.suggested_refinement.clone());
+        let previous: Vec<(String, Option<usize>)> = it
+            .queries
+            .iter()
+            .map(|q| match &q.result {
+                Some(QueryResult::Searched { hits, .. }) => (q.query.text.clone(), Some(*hits)),
+                _ => (q.query.text.clone(), None),
+            })
+            .collect();
+        let already_run = self.already_run();
+        let ctx = PlanContext {
+            question: self.question(),
+            constraints: self.constraints(),
+            iteration: n + 1,
+            max_queries: self.max_queries(),
+            strategy: Some(strategy),
+            strategy_rationale: rationale.clone(),
+            prior: self.prior(n),
+            sources: self.usable_docs(),
+            already_run: already_run.iter().cloned().collect(),
+            memories: Vec::new(),
+        };
+        let Some((reflection, planned)) = self.ask_planner(ctx).await? else { return Ok(()) };
+        let planned = tidy_queries(planned, usize::MAX);
+        let yields: Vec<QueryYield> = previous.iter().map(|(text, hits)| QueryYield { text, hits: *hits }).collect();
+        let max = self.max_queries();
+        let mut m =
+            apply_mechanics(planned.clone(), &yields, &already_run, suggestion.as_ref(), max, &self.settings.refine);
+        if m.queries.is_empty() {
+            // Everything was tried already: repeat the planner's best rather
+            // than run an empty iteration.
+            m.queries = if planned.is_empty() {
+                fallback::plan(self.state.question(), &self.state.constraints, max).1
+            } else {
+                planned.into_iter().take(max).collect()
+            };
+        }
+        let refinement = Refinement {
+            strategy,
+            rationale,
+            reflection,
+            queries: m.queries,
+            negative_keywords: m.negative_keywords,
+            positive_keywords: m.positive_keywords,
+            reformulations: m.reformulations,
+            focus: evaluation.gaps.clone(),
+        };
+        self.emit(Event::Refined { iteration: n, refinement })
+    }
+
+    /// Calls the planner, degrading to the fallback plan on failure.
+    async fn ask_planner(&mut self, ctx: PlanContext) -> Result<Option<(Reflection, Vec<PlannedQuery>)>, EngineError> {
+        let (question, constraints, max) = (ctx.question.clone(), ctx.constraints.clone(), ctx.max_queries);
+        let reasoner = self.reasoner.clone();
+        let Some(reply) = self.await_work(async move { reasoner.plan(ctx).await }).await? else {
+            return Ok(None);
+        };
+        Ok(Some(match reply {
+            Ok(reply) => {
+                self.emit_usage(reply.usage)?;
+                let PlanOutput { reflection, queries } = reply.value;
+                (reflection, queries)
+            }
+            Err(e) => {
+                self.emit_error("plan", e.to_string())?;
+                fallback::plan(&question, &constraints, max)
+            }
+        }))
+    }
+
+    fn memories(&self) -> Vec<MemoryEntry> {
+        if !self.settings.memory.enabled {
+            return Vec::new();
+        }
+        let mut m = self.memory.retrieve_similar(self.state.question());
+        m.truncate(self.settings.memory.max_in_prompt);
+        m
+    }
+
+    pub(super) fn max_queries(&self) -> usize {
+        self.settings.limits.max_queries.max(1) as usize
+    }
+}
+
+/// Model output is untrusted: one-line, non-empty, distinct queries.
+fn tidy_queries(queries: Vec<PlannedQuery>, max: usize) -> Vec<PlannedQuery> {
+    let mut seen = std::collections::HashSet::new();
+    queries
+        .into_iter()
+        .map(|mut q| {
+            q.text = sanitize_inline(&q.text).trim().to_string();
+            q.intent = sanitize_inline(&q.intent).trim().to_string();
+            q
+        })
+        .filter(|q| !q.text.is_empty() && seen.insert(normalize_for_match(&q.text)))
+        .take(max)
+        .collect()
+}

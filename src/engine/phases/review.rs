@@ -1,0 +1,114 @@
+//! REVIEW: the mode's tier filter, then the reasoner's verdict on each new
+//! source, then the quality report. User bans and pins override both.
+
+use std::collections::HashMap;
+
+use crate::engine::fallback;
+use crate::engine::model::{SourceId, SourceVerdict};
+use crate::engine::protocol::Event;
+use crate::engine::quality::quality_report;
+use crate::engine::reasoner::ReviewContext;
+use crate::engine::run::{Engine, EngineError};
+use crate::engine::tiers::admits;
+
+impl Engine {
+    pub(crate) async fn review_phase(&mut self, n: u32) -> Result<(), EngineError> {
+        let new_ids: Vec<SourceId> =
+            self.state.iteration_record(n).map(|it| it.new_sources.clone()).unwrap_or_default();
+        let mode = self.settings.source_mode;
+        let mut filtered: Vec<SourceVerdict> = Vec::new();
+        let mut candidates = Vec::new();
+        for id in new_ids {
+            let Some(doc) = self.doc(id) else { continue };
+            if admits(mode, doc.meta.tier) || self.state.pinned.contains(&id) {
+                candidates.push(doc);
+            } else {
+                filtered.push(SourceVerdict {
+                    id,
+                    kept: false,
+                    reason: Some("tier_filtered".into()),
+                    relevance: 0.0,
+                    signals: Vec::new(),
+                });
+            }
+        }
+        let mut verdicts = if candidates.is_empty() {
+            Vec::new()
+        } else {
+            let kept = self.usable_docs();
+            let ctx = ReviewContext {
+                question: self.question(),
+                constraints: self.constraints(),
+                candidates: candidates.clone(),
+                kept,
+            };
+            let reasoner = self.reasoner.clone();
+            let Some(reply) = self.await_work(async move { reasoner.review(ctx).await }).await? else {
+                return Ok(());
+            };
+            match reply {
+                Ok(r) => {
+                    self.emit_usage(r.usage)?;
+                    complete(r.value, &candidates)
+                }
+                Err(e) => {
+                    self.emit_error("review", e.to_string())?;
+                    fallback::review(&candidates)
+                }
+            }
+        };
+        verdicts.extend(filtered);
+        verdicts.sort_by_key(|v| v.id);
+        for v in &mut verdicts {
+            if self.state.banned.contains(&v.id) {
+                v.kept = false;
+                v.reason = Some("banned_by_user".into());
+            } else if self.state.pinned.contains(&v.id) {
+                v.kept = true;
+                v.reason = None;
+            }
+        }
+        let report = quality_report(&verdicts, &self.settings.review);
+        self.emit(Event::Reviewed { iteration: n, verdicts, report })?;
+        if self.state.usable_sources().next().is_none() {
+            let reason = match self.state.iteration_record(n).map(|it| it.new_sources.len()) {
+                Some(0) => "no sources were found".to_string(),
+                Some(k) if mode == crate::engine::tiers::SourceMode::Strict => {
+                    format!("strict mode kept none of the {k} sources found (only tiers 1–2 are allowed)")
+                }
+                Some(k) => format!("review kept none of the {k} sources found"),
+                None => "no sources".to_string(),
+            };
+            self.emit(Event::NoValidSources { iteration: n, reason })?;
+        }
+        Ok(())
+    }
+}
+
+/// One verdict per candidate: unknown ids dropped, repeats collapsed, a
+/// candidate the reviewer skipped is kept at neutral relevance (the draft
+/// and critique still judge it).
+fn complete(verdicts: Vec<SourceVerdict>, candidates: &[crate::engine::reasoner::SourceDoc]) -> Vec<SourceVerdict> {
+    let mut by_id: HashMap<SourceId, SourceVerdict> = HashMap::new();
+    for mut v in verdicts {
+        if candidates.iter().any(|c| c.meta.id == v.id) {
+            v.relevance = v.relevance.clamp(0.0, 1.0);
+            if !v.kept && v.reason.is_none() {
+                v.reason = Some("unspecified".into());
+            }
+            by_id.entry(v.id).or_insert(v);
+        }
+    }
+    candidates
+        .iter()
+        .map(|c| {
+            by_id.remove(&c.meta.id).unwrap_or(SourceVerdict {
+                id: c.meta.id,
+                kept: true,
+                reason: None,
+                relevance: 0.5,
+                signals: Vec::new(),
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,303 @@
+//! SEARCH: run the iteration's queries in parallel (bounded), reformulate
+//! those that find nothing, then fetch the best new hits, dedupe them by
+//! canonical locator and near-identical text, and give each new source the
+//! next id.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use futures::StreamExt;
+
+use crate::engine::model::{SourceId, SourceKind, SourceMeta};
+use crate::engine::protocol::Event;
+use crate::engine::refine::broaden;
+use crate::engine::run::{Engine, EngineError, now_ms};
+use crate::search::canonical::{canonical_locator, site_of};
+use crate::search::{RoutedSearch, SearchHit, SearchQuery, SearchRouter};
+use crate::text::{fingerprint, jaccard, sanitize_inline, text_hash};
+
+/// One query's result, as the search tasks hand it back.
+struct QueryDone {
+    index: usize,
+    text: String,
+    routed: RoutedSearch,
+    reformulated_from: Option<String>,
+}
+
+struct Candidate {
+    provider: String,
+    hit: SearchHit,
+    query: String,
+    rank: usize,
+}
+
+impl Engine {
+    pub(crate) async fn search_phase(&mut self, n: u32) -> Result<(), EngineError> {
+        let Some(it) = self.state.iteration_record(n) else { return Ok(()) };
+        // A phase cut short by a crash is redone whole: its hits were not logged.
+        let queries: Vec<(usize, String, Vec<String>)> =
+            it.queries.iter().enumerate().map(|(i, q)| (i, q.query.text.clone(), q.query.exclude.clone())).collect();
+        let limit = self.settings.search.results_per_query.max(1);
+        let router = self.search.clone();
+        let mut stream = futures::stream::iter(
+            queries
+                .into_iter()
+                .map(move |(index, text, exclude)| run_query(router.clone(), index, text, exclude, limit)),
+        )
+        .buffer_unordered(self.settings.search.concurrency.max(1));
+
+        let mut done: Vec<QueryDone> = Vec::new();
+        let mut failed = 0usize;
+        loop {
+            let Some(next) = self.await_work(stream.next()).await? else { return Ok(()) };
+            let Some(q) = next else { break };
+            failed += usize::from(self.record_query(n, &q)?);
+            done.push(q);
+        }
+        let total = done.len();
+        if total > 0 && failed as f64 / total as f64 >= self.settings.search.degraded_failure_ratio {
+            self.degrade(n, format!("{failed} of {total} queries failed in iteration {n}"))?;
+        }
+        done.sort_by_key(|q| q.index);
+        let candidates = rank_round_robin(done);
+        let Some(added) = self.fetch_candidates(n, candidates).await? else { return Ok(()) };
+        self.emit(Event::SearchCompleted { iteration: n, new_sources: added })
+    }
+
+    /// Emits a query's events; true when it failed.
+    fn record_query(&mut self, n: u32, q: &QueryDone) -> Result<bool, EngineError> {
+        for f in &q.routed.failures {
+            if f.circuit_opened {
+                self.emit(Event::CircuitOpened {
+                    iteration: n,
+                    provider: f.provider.clone(),
+                    reason: format!("{} consecutive failures: {}", self.settings.search.breaker_failures, f.error),
+                })?;
+                self.degrade(n, format!("provider {} is failing", f.provider))?;
+            }
+            if let Some(to) = &f.fallback_to {
+                self.emit(Event::ProviderFallback {
+                    iteration: n,
+                    from: f.provider.clone(),
+                    to: to.clone(),
+                    error: f.error.clone(),
+                })?;
+            }
+        }
+        match &q.routed.error {
+            Some(error) => {
+                self.emit(Event::QueryFailed {
+                    iteration: n,
+                    query_index: q.index,
+                    query: q.text.clone(),
+                    error: error.clone(),
+                    attempts: q.routed.attempts,
+                })?;
+                Ok(true)
+            }
+            None => {
+                self.emit(Event::QuerySearched {
+                    iteration: n,
+                    query_index: q.index,
+                    query: q.text.clone(),
+                    provider: q.routed.providers_used.join("+"),
+                    hits: q.routed.hits.len(),
+                    reformulated_from: q.reformulated_from.clone(),
+                })?;
+                Ok(false)
+            }
+        }
+    }
+
+    fn degrade(&mut self, n: u32, reason: String) -> Result<(), EngineError> {
+        if !self.state.degraded.contains(&reason) {
+            self.emit(Event::DegradedMode { iteration: n, reason })?;
+        }
+        Ok(())
+    }
+
+    /// Fetches new candidates until `max_sources` are added or none are left.
+    /// Returns how many sources were added, `None` if interrupted.
+    async fn fetch_candidates(&mut self, n: u32, candidates: Vec<Candidate>) -> Result<Option<usize>, EngineError> {
+        let max_new = self.settings.limits.max_sources.max(1) as usize;
+        let known: HashMap<String, (SourceId, u32)> =
+            self.state.sources.iter().map(|s| (s.meta.canonical.clone(), (s.meta.id, s.meta.iteration))).collect();
+        let mut seen_canonical: HashSet<String> = HashSet::new();
+        let mut queue: Vec<(String, Candidate)> = Vec::new();
+        for c in candidates {
+            let canonical = c.hit.canonical.clone().unwrap_or_else(|| canonical_locator(&c.hit.locator));
+            if !seen_canonical.insert(canonical.clone()) {
+                continue;
+            }
+            match known.get(&canonical) {
+                // Found again in a later iteration: worth knowing, not re-adding.
+                Some((of, it)) if *it != n => {
+                    self.emit(Event::SourceDuplicate { iteration: n, of: *of, locator: c.hit.locator.clone() })?
+                }
+                // Added by this iteration before a crash cut it short.
+                Some(_) => {}
+                None => queue.push((canonical, c)),
+            }
+        }
+        let mut added = self.state.iteration_record(n).map_or(0, |it| it.new_sources.len());
+        let batch = self.settings.search.fetch_concurrency.max(1);
+        let mut queue = queue.into_iter();
+        while added < max_new {
+            let round: Vec<(String, Candidate)> = queue.by_ref().take((max_new - added).min(batch)).collect();
+            if round.is_empty() {
+                break;
+            }
+            let router = self.search.clone();
+            let fetches = round.into_iter().map(|(canonical, c)| {
+                let router = router.clone();
+                async move {
+                    let r = router.fetch(&c.provider, &c.hit).await;
+                    (canonical, c, r)
+                }
+            });
+            let Some(results) = self.await_work(futures::future::join_all(fetches)).await? else {
+                return Ok(None);
+            };
+            for (canonical, c, result) in results {
+                match result {
+                    Err(e) => self.emit(Event::SourceSkipped {
+                        iteration: n,
+                        locator: c.hit.locator.clone(),
+                        reason: e.to_string(),
+                    })?,
+                    Ok(doc) if doc.text.trim().is_empty() => self.emit(Event::SourceSkipped {
+                        iteration: n,
+                        locator: c.hit.locator.clone(),
+                        reason: "no text could be extracted".into(),
+                    })?,
+                    Ok(doc) => {
+                        if self.add_source(n, canonical, c, doc)? {
+                            added += 1;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(Some(added))
+    }
+
+    /// Adds a fetched source unless its text nearly equals a known one.
+    fn add_source(
+        &mut self,
+        n: u32,
+        canonical: String,
+        c: Candidate,
+        doc: crate::search::FetchedDoc,
+    ) -> Result<bool, EngineError> {
+        let print = fingerprint(&doc.text);
+        let threshold = self.settings.search.dedupe_similarity;
+        self.ensure_fingerprints();
+        let dup = self
+            .fingerprints
+            .as_ref()
+            .and_then(|fps| fps.iter().find(|(_, fp)| jaccard(fp, &print) >= threshold).map(|(id, _)| *id));
+        if let Some(of) = dup {
+            self.emit(Event::SourceDuplicate { iteration: n, of, locator: c.hit.locator })?;
+            return Ok(false);
+        }
+        let id = SourceId(self.state.sources.len() as u32 + 1);
+        self.texts.put(id, &doc.text)?;
+        let text: Arc<str> = Arc::from(doc.text.as_str());
+        self.cache_text(id, text);
+        let locator = doc.final_locator.clone().unwrap_or_else(|| c.hit.locator.clone());
+        let site = doc.site.or(c.hit.site.clone()).unwrap_or_else(|| site_of(&locator));
+        let (tier, source_type) = match c.hit.tier {
+            Some(t) => (Some(t), None),
+            None if c.hit.kind == SourceKind::Web => {
+                self.settings.tiers.lookup(&site).map_or((None, None), |e| (Some(e.tier), e.source_type.clone()))
+            }
+            None => (None, None),
+        };
+        let title = doc.title.filter(|t| !t.trim().is_empty()).unwrap_or(c.hit.title);
+        let meta = SourceMeta {
+            id,
+            locator,
+            canonical,
+            title: sanitize_inline(&title).trim().to_string(),
+            site,
+            provider: c.provider,
+            kind: c.hit.kind,
+            tier,
+            source_type,
+            heading: c.hit.heading.map(|h| sanitize_inline(&h)),
+            published: doc.published.or(c.hit.published),
+            accessed_at_ms: now_ms(),
+            iteration: n,
+            query: c.query,
+            score: c.hit.score,
+            text_len: doc.text.len(),
+            text_hash: text_hash(&doc.text),
+        };
+        if let Some(fps) = self.fingerprints.as_mut() {
+            fps.push((id, print));
+        }
+        self.emit(Event::SourceAdded { source: meta })?;
+        Ok(true)
+    }
+
+    fn ensure_fingerprints(&mut self) {
+        if self.fingerprints.is_some() {
+            return;
+        }
+        let ids: Vec<SourceId> = self.state.sources.iter().map(|s| s.meta.id).collect();
+        let fps = ids.into_iter().filter_map(|id| self.text_of(id).map(|t| (id, fingerprint(&t)))).collect();
+        self.fingerprints = Some(fps);
+    }
+}
+
+/// Searches one query; a query with no hits is retried once, broadened
+/// (seed 001 §10 tier 2).
+async fn run_query(
+    router: Arc<SearchRouter>,
+    index: usize,
+    text: String,
+    exclude: Vec<String>,
+    limit: usize,
+) -> QueryDone {
+    let query = SearchQuery { text: text.clone(), exclude: exclude.clone(), limit };
+    let routed = router.search(&query).await;
+    if routed.error.is_none() && routed.hits.is_empty() {
+        if let Some(broader) = broaden(&text) {
+            let retry = router.search(&SearchQuery { text: broader.clone(), exclude, limit }).await;
+            if !retry.hits.is_empty() {
+                let mut retry = retry;
+                retry.failures.splice(0..0, routed.failures);
+                retry.attempts += routed.attempts;
+                return QueryDone { index, text: broader, routed: retry, reformulated_from: Some(text) };
+            }
+        }
+    }
+    QueryDone { index, text, routed, reformulated_from: None }
+}
+
+/// Interleaves the queries' hits by rank (every query's best first), so a
+/// small source budget is spread over all aspects of the plan.
+fn rank_round_robin(done: Vec<QueryDone>) -> Vec<Candidate> {
+    let mut per_query: Vec<Vec<Candidate>> = done
+        .into_iter()
+        .map(|q| {
+            let text = q.text;
+            q.routed
+                .hits
+                .into_iter()
+                .enumerate()
+                .map(|(rank, (provider, hit))| Candidate { provider, hit, query: text.clone(), rank })
+                .collect()
+        })
+        .collect();
+    let depth = per_query.iter().map(Vec::len).max().unwrap_or(0);
+    let mut out = Vec::new();
+    for rank in 0..depth {
+        for q in per_query.iter_mut() {
+            if let Some(pos) = q.iter().position(|c| c.rank == rank) {
+                out.push(q.swap_remove(pos));
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,149 @@
+//! WRITE and VERIFY: the report from the best draft across iterations
+//! (seed 003), streamed as it is written, then every citation checked.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use crate::engine::caveats::caveats;
+use crate::engine::citations::{mark_unsupported, verify};
+use crate::engine::model::{Claim, Draft, Report, SourceId, StopReason, Verification};
+use crate::engine::protocol::Event;
+use crate::engine::reasoner::{WriteContext, WriteOutput};
+use crate::engine::render::{assemble, fallback_body};
+use crate::engine::run::{Engine, EngineError};
+
+enum WriteStep {
+    Chunk(Option<String>),
+    Done(Result<crate::engine::reasoner::Reply<WriteOutput>, crate::engine::reasoner::ReasonerError>),
+    Tick,
+}
+
+impl Engine {
+    pub(crate) async fn write_phase(&mut self, stop: StopReason) -> Result<(), EngineError> {
+        let best = self.state.best_iteration().map(|it| (it.iteration, it.draft.clone(), it.evaluation.clone()));
+        let (based_on, draft, evaluation) = match best {
+            Some((n, d, e)) => (Some(n), d, e),
+            None => (None, None, None),
+        };
+        let caveats = caveats(&self.state, stop, based_on, &self.settings.decide);
+        let (body, claims) = if stop == StopReason::Cancelled || draft.is_none() {
+            (fallback_body(draft.as_ref()), draft.map(|d| d.claims).unwrap_or_default())
+        } else {
+            let draft = draft.unwrap_or_default();
+            match self.stream_write(&draft, based_on, evaluation, caveats.clone(), stop).await? {
+                None => return Ok(()),
+                Some(Some(out)) => (out.markdown, out.claims),
+                Some(None) => (fallback_body(Some(&draft)), draft.claims.clone()),
+            }
+        };
+        let verification = self.verify_claims(&body, &claims);
+        let cited: Vec<SourceId> = verification.cited.clone();
+        let markdown = assemble(&self.state, &mark_unsupported(&body, &verification), &cited, &caveats);
+        let report = Report { markdown, claims, based_on_iteration: based_on, caveats, stop };
+        self.emit(Event::ReportWritten { report })?;
+        self.emit(Event::Verified { verification })?;
+        self.checkpoint()
+    }
+
+    /// Only reached when a crash fell between writing and verifying.
+    pub(crate) fn verify_phase(&mut self) -> Result<(), EngineError> {
+        let Some(report) = self.state.report.clone() else { return Ok(()) };
+        let verification = self.verify_claims(&report.markdown, &report.claims);
+        self.emit(Event::Verified { verification })?;
+        self.checkpoint()
+    }
+
+    fn verify_claims(&mut self, markdown: &str, claims: &[Claim]) -> Verification {
+        let ids: Vec<SourceId> = self.state.sources.iter().map(|s| s.meta.id).collect();
+        let texts: Vec<(SourceId, Arc<str>)> =
+            ids.into_iter().filter_map(|id| self.text_of(id).map(|t| (id, t))).collect();
+        let text_of = |id: SourceId| texts.iter().find(|(i, _)| *i == id).map(|(_, t)| &**t);
+        verify(markdown, claims, &text_of)
+    }
+
+    /// Runs WRITE, batching streamed text into `ReportDelta` events.
+    /// `None`: interrupted; `Some(None)`: the writer failed (error recorded).
+    async fn stream_write(
+        &mut self,
+        draft: &Draft,
+        based_on: Option<u32>,
+        evaluation: Option<crate::engine::model::Evaluation>,
+        caveats: Vec<String>,
+        stop: StopReason,
+    ) -> Result<Option<Option<WriteOutput>>, EngineError> {
+        let mut sources = Vec::new();
+        for id in draft.cited_sources() {
+            if let Some(d) = self.doc(id) {
+                sources.push(d);
+            }
+        }
+        for d in self.usable_docs() {
+            if !sources.iter().any(|s| s.meta.id == d.meta.id) {
+                sources.push(d);
+            }
+        }
+        let ctx = WriteContext {
+            question: self.question(),
+            constraints: self.constraints(),
+            draft: draft.clone(),
+            based_on_iteration: based_on,
+            sources,
+            evaluation,
+            caveats,
+            stop,
+        };
+        let (tx, mut rx) = mpsc::unbounded_channel::<String>();
+        let reasoner = self.reasoner.clone();
+        let write = async move { reasoner.write(ctx, tx).await };
+        tokio::pin!(write);
+        let batch = Duration::from_millis(self.settings.stream_batch_ms.max(1));
+        let mut buffer = String::new();
+        let mut last_flush = Instant::now();
+        let mut chunks_open = true;
+        loop {
+            let deadline = last_flush + batch;
+            let pending = !buffer.is_empty();
+            let step = self
+                .await_work(async {
+                    tokio::select! {
+                        biased;
+                        chunk = rx.recv(), if chunks_open => WriteStep::Chunk(chunk),
+                        _ = tokio::time::sleep_until(deadline), if pending => WriteStep::Tick,
+                        done = &mut write => WriteStep::Done(done),
+                    }
+                })
+                .await?;
+            match step {
+                None => return Ok(None),
+                Some(WriteStep::Chunk(Some(text))) => buffer.push_str(&text),
+                Some(WriteStep::Chunk(None)) => chunks_open = false,
+                Some(WriteStep::Tick) => {}
+                Some(WriteStep::Done(result)) => {
+                    while let Ok(text) = rx.try_recv() {
+                        buffer.push_str(&text);
+                    }
+                    if !buffer.is_empty() {
+                        self.emit(Event::ReportDelta { text: std::mem::take(&mut buffer) })?;
+                    }
+                    return Ok(Some(match result {
+                        Ok(r) => {
+                            self.emit_usage(r.usage)?;
+                            Some(r.value)
+                        }
+                        Err(e) => {
+                            self.emit_error("write", e.to_string())?;
+                            None
+                        }
+                    }));
+                }
+            }
+            if !buffer.is_empty() && last_flush.elapsed() >= batch {
+                self.emit(Event::ReportDelta { text: std::mem::take(&mut buffer) })?;
+                last_flush = Instant::now();
+            }
+        }
+    }
+}

@@ -1,0 +1,159 @@
+//! The `Reasoner`: one async method per role. Implementations: the built-in
+//! reasoner (no model), the LLM reasoner, and scripted ones in tests. Every
+//! context is owned so a call can run while the engine keeps listening for
+//! commands.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::memory::MemoryEntry;
+use super::model::{
+    Claim, Clarification, Critique, Draft, Evaluation, PlannedQuery, QualityReport, Reflection, SourceMeta,
+    SourceVerdict, StopReason, Strategy, Usage,
+};
+
+/// A source with its stored text, as a reasoner sees it.
+#[derive(Debug, Clone)]
+pub struct SourceDoc {
+    pub meta: SourceMeta,
+    pub text: Arc<str>,
+    /// REVIEW's relevance, once reviewed.
+    pub relevance: Option<f32>,
+}
+
+/// What the last iteration did, for planning the next one.
+#[derive(Debug, Clone)]
+pub struct PriorIteration {
+    pub iteration: u32,
+    pub queries: Vec<(PlannedQuery, Option<usize>)>,
+    pub reflection: Option<Reflection>,
+    pub quality: Option<QualityReport>,
+    pub critique: Option<Critique>,
+    pub evaluation: Option<Evaluation>,
+}
+
+#[derive(Debug, Clone)]
+pub struct PlanContext {
+    pub question: String,
+    /// Answers to ASKs and the user's notes, which every phase must respect.
+    pub constraints: Vec<String>,
+    pub iteration: u32,
+    pub max_queries: usize,
+    /// Set when re-planning after CONTINUE.
+    pub strategy: Option<Strategy>,
+    pub strategy_rationale: String,
+    pub prior: Option<PriorIteration>,
+    /// Kept sources so far, best first (PIVOT draws new terms from them).
+    pub sources: Vec<SourceDoc>,
+    /// Every query already run in this session.
+    pub already_run: Vec<String>,
+    pub memories: Vec<MemoryEntry>,
+}
+
+#[derive(Debug, Clone)]
+pub struct PlanOutput {
+    pub reflection: Reflection,
+    pub queries: Vec<PlannedQuery>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ReviewContext {
+    pub question: String,
+    pub constraints: Vec<String>,
+    /// The new sources to judge.
+    pub candidates: Vec<SourceDoc>,
+    /// Sources kept in earlier iterations (for duplicate detection).
+    pub kept: Vec<SourceDoc>,
+}
+
+#[derive(Debug, Clone)]
+pub struct DraftContext {
+    pub question: String,
+    pub constraints: Vec<String>,
+    pub iteration: u32,
+    /// Usable sources, most relevant first.
+    pub sources: Vec<SourceDoc>,
+    pub previous_draft: Option<Draft>,
+    pub previous_critique: Option<Critique>,
+    pub memories: Vec<MemoryEntry>,
+}
+
+#[derive(Debug, Clone)]
+pub struct CritiqueContext {
+    pub question: String,
+    pub constraints: Vec<String>,
+    pub iteration: u32,
+    pub draft: Draft,
+    pub sources: Vec<SourceDoc>,
+    /// The aspects the plan set out to cover, when the planner named them.
+    pub planned_aspects: Vec<String>,
+    /// Asks already answered: a critic should not ask the same thing again.
+    pub answered_asks: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct WriteContext {
+    pub question: String,
+    pub constraints: Vec<String>,
+    pub draft: Draft,
+    pub based_on_iteration: Option<u32>,
+    /// Every source the draft cites, then other usable ones.
+    pub sources: Vec<SourceDoc>,
+    pub evaluation: Option<Evaluation>,
+    pub caveats: Vec<String>,
+    pub stop: StopReason,
+}
+
+#[derive(Debug, Clone)]
+pub struct ClarifyContext {
+    pub question: String,
+    pub critique: Option<Critique>,
+    pub sources: Vec<SourceDoc>,
+}
+
+/// WRITE's output; the engine adds verification marks and caveats.
+#[derive(Debug, Clone)]
+pub struct WriteOutput {
+    pub markdown: String,
+    pub claims: Vec<Claim>,
+}
+
+/// A role's value plus the model usage it cost (empty for the built-in).
+#[derive(Debug, Clone)]
+pub struct Reply<T> {
+    pub value: T,
+    pub usage: Vec<Usage>,
+}
+
+impl<T> Reply<T> {
+    pub fn free(value: T) -> Self {
+        Self { value, usage: Vec::new() }
+    }
+}
+
+/// Where WRITE streams report text as it is produced.
+pub type ReportStream = UnboundedSender<String>;
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ReasonerError {
+    #[error("the model's {role} reply could not be used after {attempts} attempt(s): {last_error}")]
+    Malformed { role: String, attempts: u32, last_error: String },
+    #[error("{0}")]
+    Unavailable(String),
+    #[error("{0}")]
+    Failed(String),
+}
+
+#[async_trait]
+pub trait Reasoner: Send + Sync {
+    /// Shown in the session header (`builtin`, `llm:gpt-4o-mini`, …).
+    fn name(&self) -> String;
+    async fn plan(&self, ctx: PlanContext) -> Result<Reply<PlanOutput>, ReasonerError>;
+    async fn review(&self, ctx: ReviewContext) -> Result<Reply<Vec<SourceVerdict>>, ReasonerError>;
+    async fn draft(&self, ctx: DraftContext) -> Result<Reply<Draft>, ReasonerError>;
+    async fn critique(&self, ctx: CritiqueContext) -> Result<Reply<Critique>, ReasonerError>;
+    async fn write(&self, ctx: WriteContext, stream: ReportStream) -> Result<Reply<WriteOutput>, ReasonerError>;
+    async fn clarify(&self, ctx: ClarifyContext) -> Result<Reply<Clarification>, ReasonerError>;
+}

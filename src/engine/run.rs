@@ -1,0 +1,359 @@
+//! The async orchestrator. It folds every event it emits into its own
+//! `SessionState` and asks that state what to do next, so a fresh run and a
+//! resumed one follow the same path. Phases live in `phases/`.
+
+use std::collections::{HashMap, HashSet};
+use std::future::Future;
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
+use tokio::time::Instant;
+
+use super::memory::MemoryStore;
+use super::model::{Outcome, SourceId, Usage};
+use super::next::NextStep;
+use super::ports::{EventSink, StoreError, TextStore};
+use super::protocol::{Command, Event, EventRecord, SCHEMA_VERSION, SessionHeader};
+use super::reasoner::Reasoner;
+use super::settings::EngineSettings;
+use super::state::SessionState;
+use crate::search::SearchRouter;
+
+/// The engine's collaborators.
+pub struct EngineParts {
+    pub reasoner: Arc<dyn Reasoner>,
+    pub search: Arc<SearchRouter>,
+    pub texts: Arc<dyn TextStore>,
+    pub memory: Arc<dyn MemoryStore>,
+    pub log: Box<dyn EventSink>,
+}
+
+/// The UI's end of the engine: commands in, events out.
+pub struct EngineHandle {
+    pub commands: UnboundedSender<Command>,
+    pub events: UnboundedReceiver<EventRecord>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// The session log could not be written: stopping is the only way not
+    /// to lose events.
+    #[error("could not write the session log: {0}")]
+    Store(#[from] StoreError),
+}
+
+/// A phase's outcome: `None` when a Cancel or ForceOutput interrupted it.
+pub(super) type Phase<T> = Result<Option<T>, EngineError>;
+
+/// Active research time: stops while waiting for the user.
+struct Clock {
+    offset_ms: u64,
+    running_since: Option<Instant>,
+}
+
+impl Clock {
+    fn elapsed_ms(&self) -> u64 {
+        self.offset_ms + self.running_since.map_or(0, |t| t.elapsed().as_millis() as u64)
+    }
+    fn pause(&mut self) {
+        self.offset_ms = self.elapsed_ms();
+        self.running_since = None;
+    }
+    fn resume(&mut self) {
+        if self.running_since.is_none() {
+            self.running_since = Some(Instant::now());
+        }
+    }
+}
+
+pub struct Engine {
+    pub(super) settings: Arc<EngineSettings>,
+    pub(super) reasoner: Arc<dyn Reasoner>,
+    pub(super) search: Arc<SearchRouter>,
+    pub(super) texts: Arc<dyn TextStore>,
+    pub(super) memory: Arc<dyn MemoryStore>,
+    log: Box<dyn EventSink>,
+    pub(super) state: SessionState,
+    commands: UnboundedReceiver<Command>,
+    events: UnboundedSender<EventRecord>,
+    clock: Clock,
+    text_cache: HashMap<SourceId, Arc<str>>,
+    /// Shingle fingerprints of known sources, for near-duplicate detection.
+    pub(super) fingerprints: Option<Vec<(SourceId, HashSet<u64>)>>,
+}
+
+impl Engine {
+    /// An engine continuing from `state` (empty for a new session, replayed
+    /// from a log to resume).
+    pub fn new(settings: EngineSettings, parts: EngineParts, state: SessionState) -> (Self, EngineHandle) {
+        let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
+        let (ev_tx, ev_rx) = mpsc::unbounded_channel();
+        let clock = Clock { offset_ms: state.elapsed_ms, running_since: None };
+        let engine = Engine {
+            settings: Arc::new(settings),
+            reasoner: parts.reasoner,
+            search: parts.search,
+            texts: parts.texts,
+            memory: parts.memory,
+            log: parts.log,
+            state,
+            commands: cmd_rx,
+            events: ev_tx,
+            clock,
+            text_cache: HashMap::new(),
+            fingerprints: None,
+        };
+        (engine, EngineHandle { commands: cmd_tx, events: ev_rx })
+    }
+
+    pub fn state(&self) -> &SessionState {
+        &self.state
+    }
+
+    /// Runs until the session ends, or until every command sender is gone
+    /// while the engine waits for the user (the session stays resumable).
+    pub async fn run(mut self) -> Result<SessionState, EngineError> {
+        loop {
+            if !self.drain_commands()? {
+                return self.detach();
+            }
+            let step = self.state.next_step();
+            let waits = matches!(step, NextStep::AwaitStart | NextStep::AwaitStep(_) | NextStep::AwaitAnswer(_));
+            if waits {
+                self.clock.pause()
+            } else {
+                self.clock.resume()
+            }
+            match step {
+                NextStep::Done => {
+                    self.log.checkpoint()?;
+                    return Ok(self.state);
+                }
+                NextStep::AwaitStart | NextStep::AwaitAnswer(_) => {
+                    self.log.checkpoint()?;
+                    if !self.wait_for_command().await? {
+                        return self.detach();
+                    }
+                }
+                NextStep::AwaitStep(n) => {
+                    if !self.state.current().is_some_and(|it| it.paused) {
+                        self.emit(Event::Paused { iteration: n })?;
+                    }
+                    self.log.checkpoint()?;
+                    if !self.wait_for_command().await? {
+                        return self.detach();
+                    }
+                }
+                NextStep::StartIteration(n) => {
+                    self.log.checkpoint()?;
+                    let queries = std::mem::take(&mut self.state.pending_queries);
+                    self.emit(Event::IterationStarted { iteration: n, queries })?;
+                }
+                NextStep::Plan(n) => self.plan_phase(n).await?,
+                NextStep::Search(n) => self.search_phase(n).await?,
+                NextStep::Review(n) => self.review_phase(n).await?,
+                NextStep::Draft(n) => self.draft_phase(n).await?,
+                NextStep::Critique(n) => self.critique_phase(n).await?,
+                NextStep::Evaluate(n) => self.evaluate_phase(n)?,
+                NextStep::Decide(n) => self.decide_phase(n)?,
+                NextStep::RaiseAsk(n) => self.ask_phase(n).await?,
+                NextStep::Refine(n) => self.refine_phase(n).await?,
+                NextStep::Write(stop) => self.write_phase(stop).await?,
+                NextStep::Verify => self.verify_phase()?,
+                NextStep::Finish => {
+                    let outcome = if self.state.cancel_requested { Outcome::Cancelled } else { Outcome::Finished };
+                    self.emit(Event::SessionEnded { outcome })?;
+                }
+            }
+        }
+    }
+
+    fn detach(mut self) -> Result<SessionState, EngineError> {
+        self.log.checkpoint()?;
+        Ok(self.state)
+    }
+
+    /// Appends an event to the log, folds it, then tells the UI. The log
+    /// comes first: a UI never shows what a crash could lose.
+    pub(super) fn emit(&mut self, event: Event) -> Result<(), EngineError> {
+        let record = EventRecord {
+            seq: self.state.last_seq + 1,
+            at_ms: now_ms(),
+            elapsed_ms: self.clock.elapsed_ms().max(self.state.elapsed_ms),
+            event,
+        };
+        self.log.record(&record)?;
+        self.state.apply(&record);
+        // The UI may have gone away; the log is the truth.
+        let _ = self.events.send(record);
+        Ok(())
+    }
+
+    pub(super) fn emit_usage(&mut self, usage: Vec<Usage>) -> Result<(), EngineError> {
+        for usage in usage {
+            self.emit(Event::UsageRecorded { usage })?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn emit_error(&mut self, phase: &str, message: impl Into<String>) -> Result<(), EngineError> {
+        let message = message.into();
+        tracing::warn!(phase, %message, "phase degraded");
+        self.emit(Event::Error { phase: phase.to_string(), message })
+    }
+
+    pub(super) fn checkpoint(&mut self) -> Result<(), EngineError> {
+        Ok(self.log.checkpoint()?)
+    }
+
+    /// Handles every queued command; false when the UI hung up.
+    fn drain_commands(&mut self) -> Result<bool, EngineError> {
+        loop {
+            match self.commands.try_recv() {
+                Ok(cmd) => self.handle_command(cmd)?,
+                Err(mpsc::error::TryRecvError::Empty) => return Ok(true),
+                Err(mpsc::error::TryRecvError::Disconnected) => {
+                    // Without a UI nobody can answer a wait; anything else runs on.
+                    let waits = matches!(
+                        self.state.next_step(),
+                        NextStep::AwaitStart | NextStep::AwaitStep(_) | NextStep::AwaitAnswer(_)
+                    );
+                    return Ok(!waits);
+                }
+            }
+        }
+    }
+
+    /// Blocks until one command arrives and handles it; false on hang-up.
+    async fn wait_for_command(&mut self) -> Result<bool, EngineError> {
+        match self.commands.recv().await {
+            Some(cmd) => {
+                self.handle_command(cmd)?;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    /// Awaits `work` while still serving commands. Returns `None` if a
+    /// Cancel or ForceOutput arrived (the work is dropped, i.e. cancelled).
+    pub(super) async fn await_work<T>(&mut self, work: impl Future<Output = T>) -> Phase<T> {
+        tokio::pin!(work);
+        loop {
+            if self.interrupted() {
+                return Ok(None);
+            }
+            tokio::select! {
+                biased;
+                cmd = self.commands.recv() => match cmd {
+                    Some(cmd) => self.handle_command(cmd)?,
+                    // No UI left: finish the work without listening.
+                    None => return Ok(Some(work.await)),
+                },
+                out = &mut work => return Ok(Some(out)),
+            }
+        }
+    }
+
+    pub(super) fn interrupted(&self) -> bool {
+        self.state.cancel_requested || self.state.force_output
+    }
+
+    fn handle_command(&mut self, cmd: Command) -> Result<(), EngineError> {
+        let step = self.state.next_step();
+        match cmd {
+            Command::Start { question } => {
+                if self.state.header.is_none() {
+                    let header = self.header(question);
+                    self.emit(Event::SessionStarted(header))?;
+                    self.checkpoint()?;
+                } else {
+                    tracing::warn!("Start ignored: the session has already started");
+                }
+            }
+            Command::Step => match step {
+                NextStep::AwaitStep(n) => self.emit(Event::Resumed { iteration: n })?,
+                _ if !self.state.step_mode => self.emit(Event::ModeChanged { step_mode: true })?,
+                _ => {}
+            },
+            Command::Continue => {
+                if self.state.step_mode {
+                    self.emit(Event::ModeChanged { step_mode: false })?;
+                }
+                if let NextStep::AwaitStep(n) = step {
+                    self.emit(Event::Resumed { iteration: n })?;
+                }
+            }
+            Command::SetStepMode { on } => {
+                if on != self.state.step_mode {
+                    self.emit(Event::ModeChanged { step_mode: on })?;
+                }
+                if let (false, NextStep::AwaitStep(n)) = (on, step) {
+                    self.emit(Event::Resumed { iteration: n })?;
+                }
+            }
+            Command::Answer { ask_id, answer } => {
+                if self.state.open_ask().is_some_and(|a| a.ask_id == ask_id) {
+                    self.emit(Event::AskAnswered { ask_id, answer })?;
+                    self.checkpoint()?;
+                } else {
+                    tracing::warn!(%ask_id, "answer to a question that is not open; ignored");
+                }
+            }
+            Command::Steer { edit } => self.emit(Event::Steered { edit })?,
+            Command::ForceOutput => {
+                let writing = matches!(step, NextStep::Write(_) | NextStep::Verify | NextStep::Finish | NextStep::Done);
+                if !writing && self.state.header.is_some() {
+                    self.emit(Event::OutputForced)?;
+                }
+            }
+            Command::Cancel => {
+                if !self.state.cancel_requested && !matches!(step, NextStep::Done) {
+                    if self.state.header.is_none() {
+                        // Nothing started: nothing to record.
+                        return Ok(());
+                    }
+                    self.emit(Event::CancelRequested)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn header(&self, question: String) -> SessionHeader {
+        let s = &self.settings;
+        SessionHeader {
+            schema_version: SCHEMA_VERSION,
+            sleuth_version: env!("CARGO_PKG_VERSION").to_string(),
+            session_id: s.session_id.clone(),
+            question,
+            preset: s.preset.clone(),
+            limits: s.limits.clone(),
+            step_mode: s.step_mode,
+            reasoner: self.reasoner.name(),
+            providers: self.search.provider_names(),
+            config: s.config_snapshot.clone(),
+            forked_from: s.forked_from.clone(),
+            follow_up_of: s.follow_up_of.clone(),
+        }
+    }
+
+    /// A source's stored text (cached after the first read).
+    pub(super) fn text_of(&mut self, id: SourceId) -> Option<Arc<str>> {
+        if let Some(t) = self.text_cache.get(&id) {
+            return Some(t.clone());
+        }
+        let t = self.texts.get(id)?;
+        self.text_cache.insert(id, t.clone());
+        Some(t)
+    }
+
+    pub(super) fn cache_text(&mut self, id: SourceId, text: Arc<str>) {
+        self.text_cache.insert(id, text);
+    }
+}
+
+pub(super) fn now_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}

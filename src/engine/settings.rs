@@ -1,0 +1,229 @@
+//! The engine's tunables, each with the default DESIGN §1 gives. They are
+//! sections of the user's config file (see `config.toml.example`).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::memory::MemorySettings;
+use super::model::{ConfidenceWeights, DimensionWeights};
+use super::protocol::{ForkOrigin, Limits};
+use super::tiers::{SourceMode, TierTable};
+
+/// DECIDE (seed 004 decision tree, seed 003 convergence).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DecideSettings {
+    pub confidence_threshold: f64,
+    pub coverage_threshold: f64,
+    /// Iterations whose mean confidence gain is compared with the threshold.
+    pub diminishing_returns_window: usize,
+    pub diminishing_returns_threshold: f64,
+    /// Consecutive drafts at least this similar (word shingles) count as converged.
+    pub convergence_similarity: f64,
+    /// Iterations over which a non-decreasing issue severity with no new
+    /// issues counts as a plateau.
+    pub severity_plateau_window: usize,
+    /// How many times one session may ask the user.
+    pub max_asks: u32,
+}
+
+impl Default for DecideSettings {
+    fn default() -> Self {
+        Self {
+            confidence_threshold: 0.85,
+            coverage_threshold: 0.90,
+            diminishing_returns_window: 3,
+            diminishing_returns_threshold: 0.05,
+            convergence_similarity: 0.95,
+            severity_plateau_window: 2,
+            max_asks: 1,
+        }
+    }
+}
+
+/// EVALUATE: how confidence is composed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EvaluateSettings {
+    pub weights: ConfidenceWeights,
+    pub dimension_weights: DimensionWeights,
+    /// Source quality is scaled down when fewer sources than this are cited.
+    pub min_sources_for_confidence: usize,
+    /// Quality of a source by tier 1..=5.
+    pub tier_quality: [f64; 5],
+    pub unknown_tier_quality: f64,
+    /// Age at which a source's recency score halves.
+    pub recency_half_life_days: f64,
+    /// Recency score of a source with no known date.
+    pub recency_unknown: f64,
+    /// Consistency lost per contradiction.
+    pub contradiction_penalty: f64,
+}
+
+impl Default for EvaluateSettings {
+    fn default() -> Self {
+        Self {
+            weights: ConfidenceWeights::default(),
+            dimension_weights: DimensionWeights::default(),
+            min_sources_for_confidence: 3,
+            tier_quality: [1.0, 0.9, 0.7, 0.55, 0.4],
+            unknown_tier_quality: 0.6,
+            recency_half_life_days: 730.0,
+            recency_unknown: 0.7,
+            contradiction_penalty: 0.25,
+        }
+    }
+}
+
+/// REFINE: strategy selection (seed 004) and query reformulation (seed 001).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RefineSettings {
+    pub expand_below_coverage: f64,
+    pub narrow_below_confidence: f64,
+    pub narrow_above_coverage: f64,
+    /// PIVOT when this many iterations brought no improvement.
+    pub pivot_after_iterations: usize,
+    /// Queries that returned fewer results are reformulated.
+    pub min_results: usize,
+}
+
+impl Default for RefineSettings {
+    fn default() -> Self {
+        Self {
+            expand_below_coverage: 0.5,
+            narrow_below_confidence: 0.5,
+            narrow_above_coverage: 0.7,
+            pivot_after_iterations: 3,
+            min_results: 3,
+        }
+    }
+}
+
+/// Keywords to add when a rejection reason dominates (seed 000).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RefinementRule {
+    pub negative: Vec<String>,
+    pub positive: Vec<String>,
+}
+
+/// REVIEW: the quality report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ReviewSettings {
+    /// `quality_score = kept / fetched` below this suggests a refinement.
+    pub quality_threshold: f64,
+    /// Rejection reason → keywords for the next queries.
+    pub refinements: BTreeMap<String, RefinementRule>,
+    /// At most this many negative keywords are taken from rejected sources' signals.
+    pub max_signal_keywords: usize,
+}
+
+impl Default for ReviewSettings {
+    fn default() -> Self {
+        let mut refinements = BTreeMap::new();
+        refinements.insert(
+            "tier_filtered".to_string(),
+            RefinementRule { negative: Vec::new(), positive: vec!["documentation".into()] },
+        );
+        refinements.insert("too_short".to_string(), RefinementRule { negative: Vec::new(), positive: Vec::new() });
+        Self { quality_threshold: 0.3, refinements, max_signal_keywords: 3 }
+    }
+}
+
+/// SEARCH: parallelism, result counts and resilience (seed 001 §10).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SearchSettings {
+    /// Provider fallback chains. Every chain is asked each query; within a
+    /// chain the next provider is used when one fails or its circuit is open.
+    pub chains: Vec<Vec<String>>,
+    /// Queries searched at once.
+    pub concurrency: usize,
+    /// Pages fetched at once.
+    pub fetch_concurrency: usize,
+    pub results_per_query: usize,
+    /// Attempts per provider call, the first included.
+    pub attempts: u32,
+    pub backoff_min_ms: u64,
+    pub backoff_max_ms: u64,
+    /// A server's `Retry-After` longer than this is cut to it.
+    pub retry_after_max_secs: u64,
+    /// Consecutive failures that open a provider's circuit.
+    pub breaker_failures: u32,
+    pub breaker_cooldown_secs: u64,
+    /// Share of an iteration's queries failing that puts the session in degraded mode.
+    pub degraded_failure_ratio: f64,
+    /// Texts at least this similar (word shingles) are the same source.
+    pub dedupe_similarity: f64,
+}
+
+impl Default for SearchSettings {
+    fn default() -> Self {
+        Self {
+            chains: vec![vec!["local".into()]],
+            concurrency: 6,
+            fetch_concurrency: 8,
+            results_per_query: 5,
+            attempts: 3,
+            backoff_min_ms: 250,
+            backoff_max_ms: 5_000,
+            retry_after_max_secs: 30,
+            breaker_failures: 3,
+            breaker_cooldown_secs: 60,
+            degraded_failure_ratio: 0.5,
+            dedupe_similarity: 0.9,
+        }
+    }
+}
+
+/// Everything the engine needs besides its parts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EngineSettings {
+    pub session_id: String,
+    pub preset: String,
+    pub limits: Limits,
+    pub step_mode: bool,
+    pub decide: DecideSettings,
+    pub evaluate: EvaluateSettings,
+    pub refine: RefineSettings,
+    pub review: ReviewSettings,
+    pub search: SearchSettings,
+    pub memory: MemorySettings,
+    pub source_mode: SourceMode,
+    pub tiers: TierTable,
+    /// Recorded in the header of a forked session.
+    pub forked_from: Option<ForkOrigin>,
+    /// Recorded in the header of a follow-up session.
+    pub follow_up_of: Option<String>,
+    /// Recorded in the session header; must hold no secrets.
+    pub config_snapshot: serde_json::Value,
+    /// Largest batch of streamed report text per event, in milliseconds.
+    pub stream_batch_ms: u64,
+}
+
+impl EngineSettings {
+    /// Defaults with the standard preset's limits; for tests and embedding.
+    pub fn with_limits(session_id: impl Into<String>, limits: Limits) -> Self {
+        Self {
+            session_id: session_id.into(),
+            preset: "custom".into(),
+            limits,
+            step_mode: false,
+            decide: DecideSettings::default(),
+            evaluate: EvaluateSettings::default(),
+            refine: RefineSettings::default(),
+            review: ReviewSettings::default(),
+            search: SearchSettings::default(),
+            memory: MemorySettings::default(),
+            source_mode: SourceMode::default(),
+            tiers: TierTable::default(),
+            forked_from: None,
+            follow_up_of: None,
+            config_snapshot: serde_json::Value::Null,
+            stream_batch_ms: 50,
+        }
+    }
+}

@@ -1,0 +1,104 @@
+//! Source tiers and modes (seed 002): a table maps domains, with subdomain
+//! matching, to a tier (1 official … 5 social) and a type; the mode decides
+//! what REVIEW may keep.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceMode {
+    /// Drop tiers above 2 and unknown domains.
+    Strict,
+    /// Keep all; tiers 3–5 are marked.
+    #[default]
+    Discovery,
+    /// Keep all; the critique compares tier 1 with tier 5.
+    Monitor,
+}
+
+impl SourceMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceMode::Strict => "strict",
+            SourceMode::Discovery => "discovery",
+            SourceMode::Monitor => "monitor",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TierEntry {
+    pub tier: u8,
+    #[serde(rename = "type", default)]
+    pub source_type: Option<String>,
+}
+
+/// `domain → tier` with subdomain matching: `docs.rust-lang.org` matches
+/// an entry for `rust-lang.org`; the longest matching entry wins.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TierTable {
+    entries: BTreeMap<String, TierEntry>,
+}
+
+impl TierTable {
+    pub fn new(entries: BTreeMap<String, TierEntry>) -> Self {
+        let entries =
+            entries.into_iter().map(|(k, v)| (k.trim().trim_start_matches("www.").to_lowercase(), v)).collect();
+        Self { entries }
+    }
+
+    pub fn lookup(&self, host: &str) -> Option<&TierEntry> {
+        let mut host = host.trim().trim_start_matches("www.").to_lowercase();
+        loop {
+            if let Some(e) = self.entries.get(&host) {
+                return Some(e);
+            }
+            match host.find('.') {
+                Some(i) => host = host[i + 1..].to_string(),
+                None => return None,
+            }
+        }
+    }
+}
+
+/// Whether a source of this tier survives the mode's filter.
+pub fn admits(mode: SourceMode, tier: Option<u8>) -> bool {
+    match mode {
+        SourceMode::Strict => tier.is_some_and(|t| t <= 2),
+        SourceMode::Discovery | SourceMode::Monitor => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table() -> TierTable {
+        let mut m = BTreeMap::new();
+        m.insert("rust-lang.org".into(), TierEntry { tier: 1, source_type: Some("official".into()) });
+        m.insert("users.rust-lang.org".into(), TierEntry { tier: 4, source_type: Some("forum".into()) });
+        m.insert("reddit.com".into(), TierEntry { tier: 5, source_type: None });
+        TierTable::new(m)
+    }
+
+    #[test]
+    fn subdomains_match_and_longest_wins() {
+        let t = table();
+        assert_eq!(t.lookup("doc.rust-lang.org").map(|e| e.tier), Some(1));
+        assert_eq!(t.lookup("users.rust-lang.org").map(|e| e.tier), Some(4));
+        assert_eq!(t.lookup("www.reddit.com").map(|e| e.tier), Some(5));
+        assert_eq!(t.lookup("notrust-lang.org"), None);
+        assert_eq!(t.lookup("example.com"), None);
+    }
+
+    #[test]
+    fn strict_admits_tiers_one_and_two_only() {
+        assert!(admits(SourceMode::Strict, Some(2)));
+        assert!(!admits(SourceMode::Strict, Some(3)));
+        assert!(!admits(SourceMode::Strict, None));
+        assert!(admits(SourceMode::Discovery, None));
+    }
+}

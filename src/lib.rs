@@ -1,0 +1,14 @@
+//! sleuth: a terminal research agent. The `engine` runs the research loop
+//! headless; `search` and the reasoners are its parts; `session` keeps every
+//! event on disk; the TUI and the headless printer consume the same events.
+
+pub mod cli;
+pub mod config;
+pub mod engine;
+pub mod llm;
+pub mod paths;
+pub mod resilience;
+pub mod search;
+pub mod session;
+pub mod text;
+pub mod tui;

@@ -1,0 +1,236 @@
+//! Runs a query over every configured chain; within a chain, falls back to
+//! the next provider when one fails or its circuit is open (seed 001 §10,
+//! tiers 1, 3 and 4).
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use super::{Breaker, FetchedDoc, ProviderError, SearchHit, SearchProvider, SearchQuery};
+use crate::engine::settings::SearchSettings;
+use crate::resilience::{RetryPolicy, retry};
+
+struct Slot {
+    provider: Arc<dyn SearchProvider>,
+    breaker: Mutex<Breaker>,
+}
+
+/// One provider's failure within a chain.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChainAttempt {
+    pub provider: String,
+    pub error: String,
+    pub attempts: u32,
+    /// This failure opened the provider's circuit.
+    pub circuit_opened: bool,
+    /// The provider was not called: its circuit was already open.
+    pub skipped_open: bool,
+    /// The provider the chain moved on to, if any.
+    pub fallback_to: Option<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct RoutedSearch {
+    /// Hits with the name of the provider that found them.
+    pub hits: Vec<(String, SearchHit)>,
+    pub providers_used: Vec<String>,
+    pub failures: Vec<ChainAttempt>,
+    /// Set when no chain produced an answer.
+    pub error: Option<String>,
+    pub attempts: u32,
+}
+
+pub struct SearchRouter {
+    chains: Vec<Vec<Arc<Slot>>>,
+    policy: RetryPolicy,
+}
+
+impl SearchRouter {
+    pub fn new(chains: Vec<Vec<Arc<dyn SearchProvider>>>, s: &SearchSettings) -> Self {
+        let cooldown = Duration::from_secs(s.breaker_cooldown_secs);
+        let chains = chains
+            .into_iter()
+            .map(|chain| {
+                chain
+                    .into_iter()
+                    .map(|provider| {
+                        Arc::new(Slot { provider, breaker: Mutex::new(Breaker::new(s.breaker_failures, cooldown)) })
+                    })
+                    .collect()
+            })
+            .collect();
+        let policy = RetryPolicy::new(s.attempts, s.backoff_min_ms, s.backoff_max_ms, s.retry_after_max_secs);
+        Self { chains, policy }
+    }
+
+    pub fn provider_names(&self) -> Vec<Vec<String>> {
+        self.chains.iter().map(|c| c.iter().map(|s| s.provider.name().to_string()).collect()).collect()
+    }
+
+    pub async fn search(&self, query: &SearchQuery) -> RoutedSearch {
+        let runs = self.chains.iter().map(|chain| self.search_chain(chain, query));
+        let results = futures::future::join_all(runs).await;
+        let mut out = RoutedSearch::default();
+        let mut errors = Vec::new();
+        for r in results {
+            out.attempts += r.attempts;
+            out.failures.extend(r.failures);
+            match r.error {
+                None => {
+                    out.hits.extend(r.hits);
+                    out.providers_used.extend(r.providers_used);
+                }
+                Some(e) => errors.push(e),
+            }
+        }
+        if out.providers_used.is_empty() && !errors.is_empty() {
+            out.error = Some(errors.join("; "));
+        }
+        out
+    }
+
+    async fn search_chain(&self, chain: &[Arc<Slot>], query: &SearchQuery) -> RoutedSearch {
+        let mut out = RoutedSearch::default();
+        let mut last_error = String::from("no provider configured");
+        for (i, slot) in chain.iter().enumerate() {
+            let name = slot.provider.name().to_string();
+            let next = chain.get(i + 1).map(|s| s.provider.name().to_string());
+            if !slot.breaker.lock().map(|b| b.allows()).unwrap_or(true) {
+                last_error = format!("{name}: circuit open");
+                out.failures.push(ChainAttempt {
+                    provider: name,
+                    error: "circuit open".into(),
+                    attempts: 0,
+                    circuit_opened: false,
+                    skipped_open: true,
+                    fallback_to: next,
+                });
+                continue;
+            }
+            let provider = slot.provider.clone();
+            let (result, attempts) = retry(self.policy, || provider.search(query)).await;
+            out.attempts += attempts;
+            match result {
+                Ok(hits) => {
+                    if let Ok(mut b) = slot.breaker.lock() {
+                        b.record_success();
+                    }
+                    out.hits = hits.into_iter().map(|h| (name.clone(), h)).collect();
+                    out.providers_used.push(name);
+                    return out;
+                }
+                Err(e) => {
+                    let opened = slot.breaker.lock().map(|mut b| b.record_failure()).unwrap_or(false);
+                    last_error = format!("{name}: {e}");
+                    out.failures.push(ChainAttempt {
+                        provider: name,
+                        error: e.to_string(),
+                        attempts,
+                        circuit_opened: opened,
+                        skipped_open: false,
+                        fallback_to: next,
+                    });
+                }
+            }
+        }
+        out.error = Some(last_error);
+        out
+    }
+
+    /// Fetches a hit's text from the provider that found it, with retries.
+    pub async fn fetch(&self, provider: &str, hit: &SearchHit) -> Result<FetchedDoc, ProviderError> {
+        let Some(slot) = self.chains.iter().flatten().find(|s| s.provider.name() == provider) else {
+            return Err(ProviderError::permanent(format!("unknown provider {provider}")));
+        };
+        let p = slot.provider.clone();
+        retry(self.policy, || p.fetch(hit)).await.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    use async_trait::async_trait;
+
+    use super::*;
+    use crate::engine::model::SourceKind;
+
+    struct Fixed {
+        name: &'static str,
+        fail: bool,
+        calls: AtomicU32,
+    }
+
+    #[async_trait]
+    impl SearchProvider for Fixed {
+        fn name(&self) -> &str {
+            self.name
+        }
+        async fn search(&self, q: &SearchQuery) -> Result<Vec<SearchHit>, ProviderError> {
+            self.calls.fetch_add(1, Ordering::SeqCst);
+            if self.fail {
+                return Err(ProviderError::transient("503 Service Unavailable"));
+            }
+            Ok(vec![SearchHit {
+                locator: format!("{}/{}", self.name, q.text),
+                title: q.text.clone(),
+                snippet: String::new(),
+                score: 1.0,
+                kind: SourceKind::Web,
+                canonical: None,
+                heading: None,
+                published: None,
+                site: None,
+                tier: None,
+            }])
+        }
+        async fn fetch(&self, _: &SearchHit) -> Result<FetchedDoc, ProviderError> {
+            Ok(FetchedDoc::text("text"))
+        }
+    }
+
+    fn provider(name: &'static str, fail: bool) -> Arc<Fixed> {
+        Arc::new(Fixed { name, fail, calls: AtomicU32::new(0) })
+    }
+
+    fn settings() -> SearchSettings {
+        SearchSettings { backoff_min_ms: 1, backoff_max_ms: 2, ..SearchSettings::default() }
+    }
+
+    fn q(text: &str) -> SearchQuery {
+        SearchQuery { text: text.into(), exclude: vec![], limit: 5 }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn falls_back_to_the_next_provider_and_opens_the_circuit() {
+        let (bad, good) = (provider("tavily", true), provider("brave", false));
+        let router = SearchRouter::new(vec![vec![bad.clone(), good.clone()]], &settings());
+        for i in 0..3 {
+            let r = router.search(&q(&format!("q{i}"))).await;
+            assert_eq!(r.providers_used, vec!["brave"]);
+            assert_eq!(r.failures[0].fallback_to.as_deref(), Some("brave"));
+            assert_eq!(r.failures[0].circuit_opened, i == 2, "opens on the third failure");
+        }
+        assert_eq!(bad.calls.load(Ordering::SeqCst), 9, "3 queries × 3 attempts");
+        let r = router.search(&q("q4")).await;
+        assert!(r.failures[0].skipped_open);
+        assert_eq!(bad.calls.load(Ordering::SeqCst), 9, "open circuit: not called");
+        assert_eq!(r.hits.len(), 1);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn all_providers_failing_is_an_error() {
+        let router = SearchRouter::new(vec![vec![provider("a", true)]], &settings());
+        let r = router.search(&q("x")).await;
+        assert!(r.hits.is_empty());
+        assert!(r.error.as_deref().is_some_and(|e| e.contains("503")));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn every_chain_is_asked() {
+        let router = SearchRouter::new(vec![vec![provider("local", false)], vec![provider("web", false)]], &settings());
+        let r = router.search(&q("x")).await;
+        assert_eq!(r.providers_used, vec!["local", "web"]);
+        assert_eq!(r.hits.len(), 2);
+    }
+}

@@ -1,0 +1,112 @@
+//! The event log: JSON lines, appended and flushed per event, synced to
+//! disk at checkpoints. Reading tolerates a torn last line (a crash in the
+//! middle of a write) and says so.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::engine::ports::{EventSink, StoreError};
+use crate::engine::protocol::{Event, EventRecord, SCHEMA_VERSION};
+
+pub struct LogWriter {
+    file: File,
+    path: PathBuf,
+    line: Vec<u8>,
+}
+
+impl LogWriter {
+    /// Opens (creating if needed) a log for appending.
+    pub fn open(path: &Path) -> std::io::Result<Self> {
+        let file = OpenOptions::new().create(true).append(true).open(path)?;
+        Ok(Self { file, path: path.to_path_buf(), line: Vec::with_capacity(1024) })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl EventSink for LogWriter {
+    fn record(&mut self, record: &EventRecord) -> Result<(), StoreError> {
+        self.line.clear();
+        serde_json::to_writer(&mut self.line, record).map_err(|e| StoreError(e.to_string()))?;
+        self.line.push(b'\n');
+        // One write of the whole line: a crash leaves at most this line torn.
+        self.file.write_all(&self.line)?;
+        self.file.flush()?;
+        Ok(())
+    }
+
+    fn checkpoint(&mut self) -> Result<(), StoreError> {
+        self.file.sync_data()?;
+        Ok(())
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LogError {
+    #[error("cannot read {path}: {message}")]
+    Io { path: PathBuf, message: String },
+    #[error("{path} is empty: the session never started")]
+    Empty { path: PathBuf },
+    #[error("{path}, line {line}: damaged event ({message})")]
+    Corrupt { path: PathBuf, line: usize, message: String },
+    #[error("{path}: the log does not begin with a session header")]
+    NoHeader { path: PathBuf },
+    #[error(
+        "{path} was written by a newer sleuth (log schema {found}, this build reads up to {supported}); upgrade sleuth to open it"
+    )]
+    NewerSchema { path: PathBuf, found: u32, supported: u32 },
+}
+
+/// A log as read from disk.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadedLog {
+    pub records: Vec<EventRecord>,
+    /// The unparseable tail left by a crash mid-write, if any (dropped).
+    pub torn_tail: Option<String>,
+}
+
+pub fn read_log(path: &Path) -> Result<LoadedLog, LogError> {
+    let bytes = std::fs::read(path).map_err(|e| LogError::Io { path: path.to_path_buf(), message: e.to_string() })?;
+    if bytes.is_empty() {
+        return Err(LogError::Empty { path: path.to_path_buf() });
+    }
+    let complete = bytes.ends_with(b"\n");
+    let lines: Vec<&[u8]> = bytes.split(|b| *b == b'\n').filter(|l| !l.is_empty()).collect();
+    let mut records = Vec::with_capacity(lines.len());
+    let mut torn_tail = None;
+    for (i, line) in lines.iter().enumerate() {
+        match serde_json::from_slice::<EventRecord>(line) {
+            Ok(r) => records.push(r),
+            Err(e) => {
+                let last = i + 1 == lines.len();
+                if last && !complete {
+                    torn_tail = Some(String::from_utf8_lossy(line).into_owned());
+                } else {
+                    // A newer schema may add events this build cannot parse:
+                    // say that rather than "damaged".
+                    check_schema(path, records.first())?;
+                    return Err(LogError::Corrupt { path: path.to_path_buf(), line: i + 1, message: e.to_string() });
+                }
+            }
+        }
+    }
+    check_schema(path, records.first())?;
+    if records.is_empty() {
+        return Err(LogError::NoHeader { path: path.to_path_buf() });
+    }
+    Ok(LoadedLog { records, torn_tail })
+}
+
+fn check_schema(path: &Path, first: Option<&EventRecord>) -> Result<(), LogError> {
+    match first.map(|r| &r.event) {
+        Some(Event::SessionStarted(h)) if h.schema_version > SCHEMA_VERSION => {
+            Err(LogError::NewerSchema { path: path.to_path_buf(), found: h.schema_version, supported: SCHEMA_VERSION })
+        }
+        Some(Event::SessionStarted(_)) => Ok(()),
+        Some(_) => Err(LogError::NoHeader { path: path.to_path_buf() }),
+        None => Ok(()),
+    }
+}

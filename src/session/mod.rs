@@ -1,0 +1,55 @@
+//! The session store: one folder per session under `sessions/`, holding the
+//! append-only event log, the fetched source texts and a summary.
+
+mod log;
+mod texts;
+
+use std::path::{Path, PathBuf};
+
+pub use log::{LoadedLog, LogError, LogWriter, read_log};
+pub use texts::DirTexts;
+
+/// The files of one session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionDir {
+    pub id: String,
+    pub path: PathBuf,
+}
+
+impl SessionDir {
+    pub fn new(root: &Path, id: &str) -> Self {
+        Self { id: id.to_string(), path: root.join(id) }
+    }
+
+    pub fn log_path(&self) -> PathBuf {
+        self.path.join("events.jsonl")
+    }
+
+    pub fn sources_dir(&self) -> PathBuf {
+        self.path.join("sources")
+    }
+
+    pub fn summary_path(&self) -> PathBuf {
+        self.path.join("summary.json")
+    }
+
+    pub fn lock_path(&self) -> PathBuf {
+        self.path.join("lock")
+    }
+
+    /// Creates the folder for a new session.
+    pub fn create(root: &Path, id: &str) -> std::io::Result<Self> {
+        let dir = Self::new(root, id);
+        std::fs::create_dir_all(dir.sources_dir())?;
+        Ok(dir)
+    }
+}
+
+/// A new session id: UTC time to the second plus four random hex digits,
+/// so ids sort by start time and two sessions started together differ.
+pub fn new_session_id() -> String {
+    let now = time::OffsetDateTime::now_utc();
+    let fmt = time::macros::format_description!("[year][month][day]-[hour][minute][second]");
+    let stamp = now.format(&fmt).unwrap_or_else(|_| now.unix_timestamp().to_string());
+    format!("{stamp}-{:04x}", fastrand::u16(..))
+}

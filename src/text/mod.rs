@@ -1,0 +1,10 @@
+//! Text helpers shared by every layer: making untrusted text safe to draw,
+//! normalising it for quote matching, and cheap similarity measures.
+
+mod normalize;
+mod sanitize;
+mod similarity;
+
+pub use normalize::{contains_normalized, normalize_for_match};
+pub use sanitize::{sanitize, sanitize_inline};
+pub use similarity::{STOPWORDS, content_terms, fingerprint, jaccard, shingle_similarity, text_hash, word_tokens};

@@ -1,0 +1,5 @@
+//! The terminal UI.
+
+mod config;
+
+pub use config::TuiConfig;
