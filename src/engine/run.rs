@@ -114,11 +114,25 @@ impl Engine {
     /// Runs until the session ends, or until every command sender is gone
     /// while the engine waits for the user (the session stays resumable).
     pub async fn run(mut self) -> Result<SessionState, EngineError> {
+        let mut last: Option<(NextStep, u64)> = None;
+        let mut stalls = 0;
         loop {
             if !self.drain_commands()? {
                 return self.detach();
             }
             let step = self.state.next_step();
+            // Every step but a wait must emit something; a step that repeats
+            // with no new event is a bug, and spinning on it would hide it.
+            let here = (step.clone(), self.state.last_seq);
+            stalls = if last.as_ref() == Some(&here) { stalls + 1 } else { 0 };
+            last = Some(here);
+            if stalls >= 3 && !matches!(step, NextStep::AwaitStart | NextStep::AwaitStep(_) | NextStep::AwaitAnswer(_))
+            {
+                let error = format!("internal error: the loop made no progress at {step:?}");
+                self.emit_error("engine", error.clone())?;
+                self.emit(Event::SessionEnded { outcome: Outcome::Failed { error } })?;
+                continue;
+            }
             let waits = matches!(step, NextStep::AwaitStart | NextStep::AwaitStep(_) | NextStep::AwaitAnswer(_));
             if waits {
                 self.clock.pause()
@@ -211,7 +225,9 @@ impl Engine {
     fn drain_commands(&mut self) -> Result<bool, EngineError> {
         loop {
             match self.commands.try_recv() {
-                Ok(cmd) => self.handle_command(cmd)?,
+                Ok(cmd) => {
+                    self.handle_command(cmd)?;
+                }
                 Err(mpsc::error::TryRecvError::Empty) => return Ok(true),
                 Err(mpsc::error::TryRecvError::Disconnected) => {
                     // Without a UI nobody can answer a wait; anything else runs on.
@@ -241,13 +257,14 @@ impl Engine {
     pub(super) async fn await_work<T>(&mut self, work: impl Future<Output = T>) -> Phase<T> {
         tokio::pin!(work);
         loop {
-            if self.interrupted() {
-                return Ok(None);
-            }
             tokio::select! {
                 biased;
                 cmd = self.commands.recv() => match cmd {
-                    Some(cmd) => self.handle_command(cmd)?,
+                    Some(cmd) => {
+                        if self.handle_command(cmd)? {
+                            return Ok(None);
+                        }
+                    }
                     // No UI left: finish the work without listening.
                     None => return Ok(Some(work.await)),
                 },
@@ -256,11 +273,9 @@ impl Engine {
         }
     }
 
-    pub(super) fn interrupted(&self) -> bool {
-        self.state.cancel_requested || self.state.force_output
-    }
-
-    fn handle_command(&mut self, cmd: Command) -> Result<(), EngineError> {
+    /// Applies a command; true when it interrupts the phase under way
+    /// (a new Cancel, or a ForceOutput while still researching).
+    fn handle_command(&mut self, cmd: Command) -> Result<bool, EngineError> {
         let step = self.state.next_step();
         match cmd {
             Command::Start { question } => {
@@ -304,21 +319,21 @@ impl Engine {
             Command::Steer { edit } => self.emit(Event::Steered { edit })?,
             Command::ForceOutput => {
                 let writing = matches!(step, NextStep::Write(_) | NextStep::Verify | NextStep::Finish | NextStep::Done);
-                if !writing && self.state.header.is_some() {
+                if !writing && self.state.header.is_some() && !self.state.force_output {
                     self.emit(Event::OutputForced)?;
+                    return Ok(true);
                 }
             }
             Command::Cancel => {
-                if !self.state.cancel_requested && !matches!(step, NextStep::Done) {
-                    if self.state.header.is_none() {
-                        // Nothing started: nothing to record.
-                        return Ok(());
-                    }
+                let ending = matches!(step, NextStep::Verify | NextStep::Finish | NextStep::Done);
+                // Before Start there is nothing to record; after the report, nothing to stop.
+                if !self.state.cancel_requested && !ending && self.state.header.is_some() {
                     self.emit(Event::CancelRequested)?;
+                    return Ok(true);
                 }
             }
         }
-        Ok(())
+        Ok(false)
     }
 
     fn header(&self, question: String) -> SessionHeader {

@@ -94,8 +94,10 @@ impl SearchProvider for ScriptedProvider {
         if self.empty_for.as_deref().is_some_and(|e| q.text.contains(e)) {
             return Ok(Vec::new());
         }
-        // Rotate by query so different queries surface different documents.
-        let offset = q.text.len() % self.docs.len().max(1);
+        // Rotate by a hash of the query so different queries surface different documents.
+        let hash =
+            q.text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+        let offset = (hash % self.docs.len().max(1) as u64) as usize;
         Ok(self
             .docs
             .iter()
@@ -153,6 +155,7 @@ pub struct ScriptedReasoner {
     pub calls: Mutex<Vec<Role>>,
     pub plan_contexts: Mutex<Vec<PlanContext>>,
     pub draft_delay: Duration,
+    pub queries_per_plan: usize,
 }
 
 impl ScriptedReasoner {
@@ -164,6 +167,7 @@ impl ScriptedReasoner {
             calls: Mutex::new(Vec::new()),
             plan_contexts: Mutex::new(Vec::new()),
             draft_delay: Duration::ZERO,
+            queries_per_plan: 3,
         }
     }
 
@@ -203,7 +207,9 @@ impl Reasoner for ScriptedReasoner {
     async fn plan(&self, ctx: PlanContext) -> Result<Reply<PlanOutput>, ReasonerError> {
         self.plan_contexts.lock().unwrap().push(ctx.clone());
         let n = ctx.iteration;
-        let queries = (1..=3).map(|k| PlannedQuery::new(format!("widget facts round {n} part {k}"), "scripted")).collect();
+        let queries = (1..=self.queries_per_plan)
+            .map(|k| PlannedQuery::new(format!("widget facts round {n} part {k}"), "scripted"))
+            .collect();
         let reflection = Reflection {
             plan: format!("scripted plan for iteration {n}"),
             assumptions: vec!["widgets exist".into()],
@@ -233,11 +239,16 @@ impl Reasoner for ScriptedReasoner {
             }
         }
         let mut claims = Vec::new();
-        let mut md = format!("Answer for iteration {} with distinct wording {}.\n\n", ctx.iteration, ctx.iteration * 13);
+        let mut md =
+            format!("Answer for iteration {} with distinct wording {}.\n\n", ctx.iteration, ctx.iteration * 13);
         for s in ctx.sources.iter().take(turn.cite) {
             let quote = first_sentence(&s.text);
             md.push_str(&format!("- {} [{}]\n", quote, s.meta.id.0));
-            claims.push(Claim { text: quote.clone(), citations: vec![Citation { source: s.meta.id, quote }], aspect: None });
+            claims.push(Claim {
+                text: quote.clone(),
+                citations: vec![Citation { source: s.meta.id, quote }],
+                aspect: None,
+            });
         }
         if turn.fabricate {
             if let Some(c) = claims.first_mut() {
@@ -282,10 +293,10 @@ impl Reasoner for ScriptedReasoner {
     }
 
     async fn clarify(&self, ctx: ClarifyContext) -> Result<Reply<Clarification>, ReasonerError> {
-        let c = ctx.critique.and_then(|c| c.needs_clarification).unwrap_or(Clarification {
-            question: "Which one?".into(),
-            options: vec![],
-        });
+        let c = ctx
+            .critique
+            .and_then(|c| c.needs_clarification)
+            .unwrap_or(Clarification { question: "Which one?".into(), options: vec![] });
         self.reply(Role::Clarify, c)
     }
 }

@@ -1,0 +1,71 @@
+//! Engine speed with scripted parts (issue 2):
+//! - a deep-preset session of 10 iterations over 200 sources, zero-latency
+//!   parts: the time spent in the engine itself (target < 20 ms, release);
+//! - six queries against a provider that answers after 200 ms: the SEARCH
+//!   phase's wall time (target < 300 ms: queries run in parallel), and the
+//!   same with `search.concurrency = 1` for comparison.
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use std::time::Duration;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use sleuth::engine::protocol::Event;
+use support::scripted::{ScriptedProvider, ScriptedReasoner, Turn, corpus};
+use support::{Harness, settings};
+
+fn deep_harness() -> Harness {
+    let mut s = settings(10);
+    s.limits.max_queries = 15;
+    s.limits.max_sources = 20;
+    s.search.results_per_query = 10;
+    // Run all ten iterations: no early stop by gain or similarity.
+    s.decide.diminishing_returns_threshold = 0.0;
+    s.decide.convergence_similarity = 1.0;
+    s.decide.severity_plateau_window = 100;
+    let turns = (1..=10).map(|i| Turn::coverage(i, 20)).collect();
+    Harness::new(s, ScriptedReasoner::new(turns), ScriptedProvider::new("scripted", corpus(400)))
+}
+
+fn deep_session(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    // Sanity check outside the timing: the run really is 10 iterations over 200 sources.
+    let out = rt.block_on(deep_harness().run("widget facts"));
+    assert_eq!(out.state.iteration(), 10);
+    assert_eq!(out.state.sources.len(), 200, "sources");
+    c.bench_function("deep session: 10 iterations, 200 sources", |b| {
+        b.iter(|| rt.block_on(deep_harness().run("widget facts")))
+    });
+}
+
+fn search_phase_ms(concurrency: usize, rt: &tokio::runtime::Runtime) -> Duration {
+    let mut s = settings(1);
+    s.limits.max_queries = 6;
+    s.search.concurrency = concurrency;
+    let mut provider = ScriptedProvider::new("slow", corpus(30));
+    provider.delay = Duration::from_millis(200);
+    let mut reasoner = ScriptedReasoner::new(vec![Turn::coverage(2, 2)]);
+    reasoner.queries_per_plan = 6;
+    let out = rt.block_on(Harness::new(s, reasoner, provider).run("q"));
+    let at = |pred: fn(&Event) -> bool| out.records.iter().find(|r| pred(&r.event)).map(|r| r.elapsed_ms).unwrap();
+    let planned = at(|e| matches!(e, Event::Planned { .. }));
+    let searched = at(|e| matches!(e, Event::SearchCompleted { .. }));
+    assert_eq!(out.state.iterations[0].queries.len(), 6);
+    Duration::from_millis(searched - planned)
+}
+
+fn search_phase(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let mut group = c.benchmark_group("search phase: 6 queries, 200 ms each");
+    group.sample_size(10);
+    for concurrency in [6, 1] {
+        group.bench_function(format!("concurrency {concurrency}"), |b| {
+            b.iter_custom(|iters| (0..iters).map(|_| search_phase_ms(concurrency, &rt)).sum())
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, deep_session, search_phase);
+criterion_main!(benches);
