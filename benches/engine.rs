@@ -25,11 +25,14 @@ fn deep_harness() -> Harness {
     s.decide.convergence_similarity = 1.0;
     s.decide.severity_plateau_window = 100;
     let turns = (1..=10).map(|i| Turn::coverage(i, 20)).collect();
-    Harness::new(s, ScriptedReasoner::new(turns), ScriptedProvider::new("scripted", corpus(400)))
+    let mut reasoner = ScriptedReasoner::new(turns);
+    reasoner.queries_per_plan = 15;
+    Harness::new(s, reasoner, ScriptedProvider::new("scripted", corpus(400)))
 }
 
 fn deep_session(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    // One thread: the figure is the engine's own work, not cross-thread wake-ups.
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     // Sanity check outside the timing: the run really is 10 iterations over 200 sources.
     let out = rt.block_on(deep_harness().run("widget facts"));
     assert_eq!(out.state.iteration(), 10);

@@ -59,7 +59,12 @@ async fn drive(mut handle: EngineHandle, policy: AskPolicy, json: bool) -> anyho
     loop {
         let record = tokio::select! {
             r = handle.events.recv() => r,
-            _ = tokio::signal::ctrl_c(), if !interrupted => {
+            _ = tokio::signal::ctrl_c() => {
+                if interrupted {
+                    // Every event so far is already in the log: nothing is lost.
+                    eprintln!("abandoned; the session log is intact and can be resumed");
+                    std::process::exit(i32::from(exit::CANCELLED));
+                }
                 interrupted = true;
                 eprintln!("cancelling: writing a partial report (Ctrl-C again to abandon)");
                 handle.commands.send(Command::Cancel).ok();

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use super::model::{Claim, SourceId, UnsupportedClaim, Verification};
-use crate::text::contains_normalized;
+use crate::text::normalize_for_match;
 
 /// Whether a claim is supported: at least one citation names a known source
 /// whose text contains the quote. Returns the reason when it is not.
@@ -20,7 +20,7 @@ pub fn check_claim<'t>(claim: &Claim, text_of: &dyn Fn(SourceId) -> Option<&'t s
         match text_of(c.source) {
             None => why = format!("{} is not a retrieved source", c.source),
             Some(_) if c.quote.trim().is_empty() => why = format!("no quote from {}", c.source),
-            Some(text) if contains_normalized(text, &c.quote) => return Ok(()),
+            Some(text) if text.contains(&normalize_for_match(&c.quote)) => return Ok(()),
             Some(_) => why = format!("quote not found in {}", c.source),
         }
     }
@@ -28,7 +28,8 @@ pub fn check_claim<'t>(claim: &Claim, text_of: &dyn Fn(SourceId) -> Option<&'t s
     Err(UnsupportedClaim { claim: claim.text.clone(), source, quote, why })
 }
 
-/// Checks a report: ids cited in its text and claims, quotes in sources.
+/// Checks a report: ids cited in its text and claims, quotes in sources
+/// (`text_of` as for [`check_claim`]).
 pub fn verify<'t>(markdown: &str, claims: &[Claim], text_of: &dyn Fn(SourceId) -> Option<&'t str>) -> Verification {
     let mut cited: BTreeSet<SourceId> = BTreeSet::new();
     let mut unknown: BTreeSet<u32> = BTreeSet::new();
@@ -150,9 +151,10 @@ mod tests {
     }
 
     fn texts(id: SourceId) -> Option<&'static str> {
+        // Already normalised, as the engine's cache hands them over.
         match id.0 {
-            1 => Some("The ? operator calls From::from on the error value and returns early."),
-            2 => Some("Arc<T> is a thread-safe reference-counting pointer."),
+            1 => Some("the ? operator calls from::from on the error value and returns early."),
+            2 => Some("arc<t> is a thread-safe reference-counting pointer."),
             _ => None,
         }
     }

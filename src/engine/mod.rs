@@ -6,6 +6,7 @@ pub mod caveats;
 pub mod citations;
 pub mod convergence;
 pub mod decide;
+pub mod dedupe;
 pub mod evaluate;
 pub mod fallback;
 pub mod memory;

@@ -14,10 +14,11 @@ use super::model::{
     SourceVerdict, StopReason, Strategy, Usage,
 };
 
-/// A source with its stored text, as a reasoner sees it.
+/// A source with its stored text, as a reasoner sees it. Cheap to clone:
+/// contexts hand every usable source to every phase.
 #[derive(Debug, Clone)]
 pub struct SourceDoc {
-    pub meta: SourceMeta,
+    pub meta: Arc<SourceMeta>,
     pub text: Arc<str>,
     /// REVIEW's relevance, once reviewed.
     pub relevance: Option<f32>,

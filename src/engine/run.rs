@@ -2,7 +2,7 @@
 //! `SessionState` and asks that state what to do next, so a fresh run and a
 //! resumed one follow the same path. Phases live in `phases/`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -79,8 +79,11 @@ pub struct Engine {
     events: UnboundedSender<EventRecord>,
     clock: Clock,
     text_cache: HashMap<SourceId, Arc<str>>,
-    /// Shingle fingerprints of known sources, for near-duplicate detection.
-    pub(super) fingerprints: Option<Vec<(SourceId, HashSet<u64>)>>,
+    pub(super) meta_cache: HashMap<SourceId, Arc<crate::engine::model::SourceMeta>>,
+    /// Source texts through `normalize_for_match`, for quote checks.
+    norm_cache: HashMap<SourceId, Arc<str>>,
+    /// Shingle index of known sources, for near-duplicate detection.
+    pub(super) fingerprints: Option<super::dedupe::NearDuplicates>,
 }
 
 impl Engine {
@@ -102,6 +105,8 @@ impl Engine {
             events: ev_tx,
             clock,
             text_cache: HashMap::new(),
+            meta_cache: HashMap::new(),
+            norm_cache: HashMap::new(),
             fingerprints: None,
         };
         (engine, EngineHandle { commands: cmd_tx, events: ev_rx })
@@ -361,6 +366,16 @@ impl Engine {
         }
         let t = self.texts.get(id)?;
         self.text_cache.insert(id, t.clone());
+        Some(t)
+    }
+
+    /// A source's text normalised for quote matching (cached).
+    pub(super) fn normalized_text_of(&mut self, id: SourceId) -> Option<Arc<str>> {
+        if let Some(t) = self.norm_cache.get(&id) {
+            return Some(t.clone());
+        }
+        let t: Arc<str> = Arc::from(crate::text::normalize_for_match(&self.text_of(id)?));
+        self.norm_cache.insert(id, t.clone());
         Some(t)
     }
 

@@ -113,30 +113,63 @@ pub fn jaccard<T: Eq + std::hash::Hash>(a: &HashSet<T>, b: &HashSet<T>) -> f64 {
     inter as f64 / union as f64
 }
 
-/// Hashes of overlapping 4-word shingles: a text fingerprint whose Jaccard
-/// similarity tells near-identical texts apart from merely related ones.
-pub fn fingerprint(text: &str) -> HashSet<u64> {
+/// Hashes of overlapping 4-word shingles, sorted and without repeats: a
+/// text fingerprint whose Jaccard similarity tells near-identical texts
+/// apart from merely related ones. Words are hashed as they are read
+/// (lowercased, no allocation per word): this runs on every fetched page.
+pub fn fingerprint(text: &str) -> Vec<u64> {
     const WIDTH: usize = 4;
-    let words = word_tokens(text);
-    if words.len() < WIDTH {
-        return words.iter().map(|w| fnv1a(w.as_bytes())).collect();
-    }
-    words
-        .windows(WIDTH)
-        .map(|w| {
-            let mut h = FNV_OFFSET;
-            for word in w {
-                h = fnv1a_continue(h, word.as_bytes());
-                h = fnv1a_continue(h, b" ");
+    let mut window = [0u64; WIDTH];
+    let mut seen = 0usize;
+    let mut out = Vec::new();
+    for word in text.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty()) {
+        let mut h = FNV_OFFSET;
+        for c in word.chars().flat_map(char::to_lowercase) {
+            let mut buf = [0u8; 4];
+            h = fnv1a_continue(h, c.encode_utf8(&mut buf).as_bytes());
+        }
+        window[seen % WIDTH] = h;
+        seen += 1;
+        if seen >= WIDTH {
+            // Combine in reading order, oldest first.
+            let mut s = FNV_OFFSET;
+            for k in 0..WIDTH {
+                s = fnv1a_continue(s, &window[(seen + k) % WIDTH].to_le_bytes());
             }
-            h
-        })
-        .collect()
+            out.push(s);
+        }
+    }
+    if seen < WIDTH {
+        out.extend_from_slice(&window[..seen]);
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Jaccard similarity of two sorted, repeat-free lists.
+pub fn sorted_jaccard(a: &[u64], b: &[u64]) -> f64 {
+    if a.is_empty() && b.is_empty() {
+        return 0.0;
+    }
+    let (mut i, mut j, mut inter) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                inter += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    inter as f64 / (a.len() + b.len() - inter) as f64
 }
 
 /// Shingle Jaccard of two texts in `[0, 1]`.
 pub fn shingle_similarity(a: &str, b: &str) -> f64 {
-    jaccard(&fingerprint(a), &fingerprint(b))
+    sorted_jaccard(&fingerprint(a), &fingerprint(b))
 }
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
@@ -180,6 +213,14 @@ mod tests {
         let a = "Shared ownership across threads requires an atomically reference counted pointer, which is what Arc provides for values of any type";
         let b = "Shared ownership across threads requires an atomically reference counted pointer, which is what Arc provides for values of any type T";
         assert!(shingle_similarity(a, b) > 0.85);
+    }
+
+    #[test]
+    fn fingerprint_ignores_case_and_punctuation_but_not_order() {
+        assert_eq!(fingerprint("One two, THREE four five"), fingerprint("one two three four five"));
+        assert_ne!(fingerprint("one two three four five"), fingerprint("five four three two one"));
+        assert_eq!(fingerprint("two words").len(), 2);
+        assert!(fingerprint("").is_empty());
     }
 
     #[test]

@@ -10,8 +10,16 @@ use crate::text::normalize_for_match;
 impl Engine {
     pub(super) fn doc(&mut self, id: SourceId) -> Option<SourceDoc> {
         let entry = self.state.source(id)?;
-        let meta = entry.meta.clone();
         let relevance = entry.verdict.as_ref().map(|v| v.relevance);
+        // Source metadata never changes once added: share one copy.
+        let meta = match self.meta_cache.get(&id) {
+            Some(m) => m.clone(),
+            None => {
+                let m = std::sync::Arc::new(entry.meta.clone());
+                self.meta_cache.insert(id, m.clone());
+                m
+            }
+        };
         let text = self.text_of(id)?;
         Some(SourceDoc { meta, text, relevance })
     }

@@ -23,7 +23,7 @@ impl Engine {
         let cited_ids: Vec<SourceId> = draft.map(|d| d.cited_sources()).unwrap_or_default();
         // Load the texts first: the closure below must not borrow `self` mutably.
         let texts: Vec<(SourceId, std::sync::Arc<str>)> =
-            cited_ids.iter().filter_map(|id| self.text_of(*id).map(|t| (*id, t))).collect();
+            cited_ids.iter().filter_map(|id| self.normalized_text_of(*id).map(|t| (*id, t))).collect();
         let text_of = |id: SourceId| texts.iter().find(|(i, _)| *i == id).map(|(_, t)| &**t);
         let claim_supported: Vec<bool> =
             draft.map_or(Vec::new(), |d| d.claims.iter().map(|c| check_claim(c, &text_of).is_ok()).collect());

@@ -8,13 +8,14 @@ use std::sync::Arc;
 
 use futures::StreamExt;
 
+use crate::engine::dedupe::NearDuplicates;
 use crate::engine::model::{SourceId, SourceKind, SourceMeta};
 use crate::engine::protocol::Event;
 use crate::engine::refine::broaden;
 use crate::engine::run::{Engine, EngineError, now_ms};
 use crate::search::canonical::{canonical_locator, site_of};
 use crate::search::{RoutedSearch, SearchHit, SearchQuery, SearchRouter};
-use crate::text::{fingerprint, jaccard, sanitize_inline, text_hash};
+use crate::text::{fingerprint, sanitize_inline, text_hash};
 
 /// One query's result, as the search tasks hand it back.
 struct QueryDone {
@@ -189,13 +190,10 @@ impl Engine {
         c: Candidate,
         doc: crate::search::FetchedDoc,
     ) -> Result<bool, EngineError> {
-        let print = fingerprint(&doc.text);
+        let print: Vec<u64> = fingerprint(&doc.text);
         let threshold = self.settings.search.dedupe_similarity;
         self.ensure_fingerprints();
-        let dup = self
-            .fingerprints
-            .as_ref()
-            .and_then(|fps| fps.iter().find(|(_, fp)| jaccard(fp, &print) >= threshold).map(|(id, _)| *id));
+        let dup = self.fingerprints.as_ref().and_then(|index| index.find(&print, threshold));
         if let Some(of) = dup {
             self.emit(Event::SourceDuplicate { iteration: n, of, locator: c.hit.locator })?;
             return Ok(false);
@@ -233,8 +231,8 @@ impl Engine {
             text_len: doc.text.len(),
             text_hash: text_hash(&doc.text),
         };
-        if let Some(fps) = self.fingerprints.as_mut() {
-            fps.push((id, print));
+        if let Some(index) = self.fingerprints.as_mut() {
+            index.insert(id, &print);
         }
         self.emit(Event::SourceAdded { source: meta })?;
         Ok(true)
@@ -245,8 +243,13 @@ impl Engine {
             return;
         }
         let ids: Vec<SourceId> = self.state.sources.iter().map(|s| s.meta.id).collect();
-        let fps = ids.into_iter().filter_map(|id| self.text_of(id).map(|t| (id, fingerprint(&t)))).collect();
-        self.fingerprints = Some(fps);
+        let mut index = NearDuplicates::default();
+        for id in ids {
+            if let Some(text) = self.text_of(id) {
+                index.insert(id, &fingerprint(&text));
+            }
+        }
+        self.fingerprints = Some(index);
     }
 }
 

@@ -8,7 +8,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use crate::engine::caveats::caveats;
-use crate::engine::citations::{mark_unsupported, verify};
+use crate::engine::citations::{citation_markers, mark_unsupported, verify};
 use crate::engine::model::{Claim, Draft, Report, SourceId, StopReason, Verification};
 use crate::engine::protocol::Event;
 use crate::engine::reasoner::{WriteContext, WriteOutput};
@@ -57,9 +57,13 @@ impl Engine {
     }
 
     fn verify_claims(&mut self, markdown: &str, claims: &[Claim]) -> Verification {
-        let ids: Vec<SourceId> = self.state.sources.iter().map(|s| s.meta.id).collect();
+        // Only the sources the report refers to need their text.
+        let mut ids: Vec<SourceId> = citation_markers(markdown).into_iter().map(SourceId).collect();
+        ids.extend(claims.iter().flat_map(|c| c.citations.iter().map(|c| c.source)));
+        ids.sort();
+        ids.dedup();
         let texts: Vec<(SourceId, Arc<str>)> =
-            ids.into_iter().filter_map(|id| self.text_of(id).map(|t| (id, t))).collect();
+            ids.into_iter().filter_map(|id| self.normalized_text_of(id).map(|t| (id, t))).collect();
         let text_of = |id: SourceId| texts.iter().find(|(i, _)| *i == id).map(|(_, t)| &**t);
         verify(markdown, claims, &text_of)
     }
