@@ -37,6 +37,7 @@ impl Engine {
         // A phase cut short by a crash is redone whole: its hits were not logged.
         let queries: Vec<(usize, String, Vec<String>)> =
             it.queries.iter().enumerate().map(|(i, q)| (i, q.query.text.clone(), q.query.exclude.clone())).collect();
+        self.search.begin_iteration(queries.len());
         let limit = self.settings.search.results_per_query.max(1);
         let router = self.search.clone();
         let mut stream = futures::stream::iter(
@@ -140,40 +141,38 @@ impl Engine {
             }
         }
         let mut added = self.state.iteration_record(n).map_or(0, |it| it.new_sources.len());
-        let batch = self.settings.search.fetch_concurrency.max(1);
+        let window = self.settings.search.fetch_concurrency.max(1);
         let mut queue = queue.into_iter();
-        while added < max_new {
-            let round: Vec<(String, Candidate)> = queue.by_ref().take((max_new - added).min(batch)).collect();
-            if round.is_empty() {
-                break;
-            }
-            let router = self.search.clone();
-            let fetches = round.into_iter().map(|(canonical, c)| {
-                let router = router.clone();
-                async move {
+        // A sliding window: a new fetch starts as soon as one finishes (not
+        // in rounds that wait for their slowest page), never more in flight
+        // than sources still wanted, and results taken in queue order so
+        // source ids do not depend on timing.
+        let mut in_flight = futures::stream::FuturesOrdered::new();
+        loop {
+            while in_flight.len() < window && added + in_flight.len() < max_new {
+                let Some((canonical, c)) = queue.next() else { break };
+                let router = self.search.clone();
+                in_flight.push_back(async move {
                     let r = router.fetch(&c.provider, &c.hit).await;
                     (canonical, c, r)
-                }
-            });
-            let Some(results) = self.await_work(futures::future::join_all(fetches)).await? else {
-                return Ok(None);
-            };
-            for (canonical, c, result) in results {
-                match result {
-                    Err(e) => self.emit(Event::SourceSkipped {
-                        iteration: n,
-                        locator: c.hit.locator.clone(),
-                        reason: e.to_string(),
-                    })?,
-                    Ok(doc) if doc.text.trim().is_empty() => self.emit(Event::SourceSkipped {
-                        iteration: n,
-                        locator: c.hit.locator.clone(),
-                        reason: "no text could be extracted".into(),
-                    })?,
-                    Ok(doc) => {
-                        if self.add_source(n, canonical, c, doc)? {
-                            added += 1;
-                        }
+                });
+            }
+            let Some(next) = self.await_work(in_flight.next()).await? else { return Ok(None) };
+            let Some((canonical, c, result)) = next else { break };
+            match result {
+                Err(e) => self.emit(Event::SourceSkipped {
+                    iteration: n,
+                    locator: c.hit.locator.clone(),
+                    reason: e.to_string(),
+                })?,
+                Ok(doc) if doc.text.trim().is_empty() => self.emit(Event::SourceSkipped {
+                    iteration: n,
+                    locator: c.hit.locator.clone(),
+                    reason: "no text could be extracted".into(),
+                })?,
+                Ok(doc) => {
+                    if self.add_source(n, canonical, c, doc)? {
+                        added += 1;
                     }
                 }
             }
