@@ -485,3 +485,35 @@ async fn monitor_mode_compares_what_tier_1_and_tier_5_say() {
     );
     assert!(done.report().contains(rumour), "the report carries the comparison: {}", done.report());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_are_fetched_together_and_numbered_in_rank_order() {
+    let server = MockServer::start().await;
+    let port = server.address().port();
+    let hosts = ["a.test", "b.test", "c.test", "d.test"];
+    for (i, delay) in [600u64, 0, 500, 400].into_iter().enumerate() {
+        let html = article(&format!("Page {i}"), "2025-01-01", &[&fact(i)]);
+        let t = ResponseTemplate::new(200)
+            .set_body_raw(html.into_bytes(), "text/html")
+            .set_delay(Duration::from_millis(delay));
+        page(&server, &format!("/o{i}"), t).await;
+    }
+    let urls: Vec<String> = hosts.iter().enumerate().map(|(i, h)| format!("http://{h}:{port}/o{i}")).collect();
+    searxng(&server, move |_| urls.iter().map(|u| hit(u, "o")).collect()).await;
+    let searx = provider(Searxng::new(&server.uri(), client(&web_config(), &server, &hosts)).unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let start = Instant::now();
+    let done = run(
+        support::settings(1),
+        vec![vec![searx]],
+        ScriptedReasoner::new(vec![Turn::coverage(1, 1)]),
+        QUESTION,
+        dir.path(),
+    )
+    .await;
+    // The slowest page came first in rank: it still gets id 1.
+    let order: Vec<&str> = done.state.sources.iter().map(|s| s.meta.title.as_str()).collect();
+    assert_eq!(order, vec!["Page 0", "Page 1", "Page 2", "Page 3"]);
+    // One after another they would take 1.5 s.
+    assert!(start.elapsed() < Duration::from_millis(1300), "fetched together: {:?}", start.elapsed());
+}

@@ -3,7 +3,7 @@
 //! canonical locator and near-identical text, and give each new source the
 //! next id.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use futures::StreamExt;
@@ -23,6 +23,9 @@ struct QueryDone {
     routed: RoutedSearch,
     reformulated_from: Option<String>,
 }
+
+/// A finished fetch: canonical locator, candidate, outcome.
+type Fetched = (String, Candidate, Result<crate::search::FetchedDoc, crate::search::ProviderError>);
 
 struct Candidate {
     provider: String,
@@ -142,42 +145,60 @@ impl Engine {
         }
         let mut added = self.state.iteration_record(n).map_or(0, |it| it.new_sources.len());
         let window = self.settings.search.fetch_concurrency.max(1);
-        let mut queue = queue.into_iter();
-        // A sliding window: a new fetch starts as soon as one finishes (not
-        // in rounds that wait for their slowest page), never more in flight
-        // than sources still wanted, and results taken in queue order so
-        // source ids do not depend on timing.
-        let mut in_flight = futures::stream::FuturesOrdered::new();
+        let mut queue = queue.into_iter().enumerate();
+        // A sliding window: a fetch starts as soon as another finishes (not
+        // in rounds that wait for their slowest page), and never more are
+        // started than sources still wanted. Results are recorded in queue
+        // order, so source ids do not depend on which page answered first.
+        let mut running = futures::stream::FuturesUnordered::new();
+        let mut finished: BTreeMap<usize, Fetched> = BTreeMap::new();
+        let mut next_to_record = 0;
         loop {
-            while in_flight.len() < window && added + in_flight.len() < max_new {
-                let Some((canonical, c)) = queue.next() else { break };
+            while let Some((canonical, c, result)) = finished.remove(&next_to_record) {
+                next_to_record += 1;
+                if self.record_fetch(n, canonical, c, result)? {
+                    added += 1;
+                }
+            }
+            while running.len() < window && added + running.len() + finished.len() < max_new {
+                let Some((index, (canonical, c))) = queue.next() else { break };
                 let router = self.search.clone();
-                in_flight.push_back(async move {
+                running.push(async move {
                     let r = router.fetch(&c.provider, &c.hit).await;
-                    (canonical, c, r)
+                    (index, (canonical, c, r))
                 });
             }
-            let Some(next) = self.await_work(in_flight.next()).await? else { return Ok(None) };
-            let Some((canonical, c, result)) = next else { break };
-            match result {
-                Err(e) => self.emit(Event::SourceSkipped {
+            let Some(next) = self.await_work(running.next()).await? else { return Ok(None) };
+            let Some((index, fetched)) = next else { break };
+            finished.insert(index, fetched);
+        }
+        Ok(Some(added))
+    }
+
+    /// Records one fetch: skipped (with the reason) or added; true if added.
+    fn record_fetch(
+        &mut self,
+        n: u32,
+        canonical: String,
+        c: Candidate,
+        result: Result<crate::search::FetchedDoc, crate::search::ProviderError>,
+    ) -> Result<bool, EngineError> {
+        match result {
+            Err(e) => {
+                self.emit(Event::SourceSkipped {
                     iteration: n,
                     locator: c.hit.locator.clone(),
                     reason: e.to_string(),
-                })?,
-                Ok(doc) if doc.text.trim().is_empty() => self.emit(Event::SourceSkipped {
-                    iteration: n,
-                    locator: c.hit.locator.clone(),
-                    reason: "no text could be extracted".into(),
-                })?,
-                Ok(doc) => {
-                    if self.add_source(n, canonical, c, doc)? {
-                        added += 1;
-                    }
-                }
+                })?;
+                Ok(false)
             }
+            Ok(doc) if doc.text.trim().is_empty() => {
+                let reason = "no text could be extracted".to_string();
+                self.emit(Event::SourceSkipped { iteration: n, locator: c.hit.locator.clone(), reason })?;
+                Ok(false)
+            }
+            Ok(doc) => self.add_source(n, canonical, c, doc),
         }
-        Ok(Some(added))
     }
 
     /// Adds a fetched source unless its text nearly equals a known one.

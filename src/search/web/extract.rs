@@ -4,7 +4,7 @@
 //! stored, so every later reader (review, citation checks, the TUI) sees
 //! the same clean text.
 
-use dom_smoothie::{Config, Readability, TextMode};
+use dom_smoothie::{Config, ParsePolicy, Readability, TextMode};
 use time::OffsetDateTime;
 use time::format_description::well_known::{Rfc2822, Rfc3339};
 
@@ -18,6 +18,11 @@ pub struct Extracted {
     pub published: Option<String>,
 }
 
+/// Above this much HTML, one strict pass is made instead of Readability's
+/// sieve of up to four (each on a copy of the document): a page this large
+/// always has enough text for the first pass, and memory stays at one copy.
+const LARGE_HTML: usize = 512 * 1024;
+
 pub fn extract_html(html: &str, url: &str) -> Extracted {
     let cfg = Config { text_mode: TextMode::Formatted, ..Config::default() };
     let mut readability = match Readability::new(html, Some(url), Some(cfg.clone())) {
@@ -28,7 +33,9 @@ pub fn extract_html(html: &str, url: &str) -> Extracted {
             Err(_) => return Extracted::default(),
         },
     };
-    match readability.parse() {
+    let parsed =
+        if html.len() > LARGE_HTML { readability.parse_with_policy(ParsePolicy::Strict) } else { readability.parse() };
+    match parsed {
         Ok(article) => Extracted {
             text: tidy(&article.text_content),
             title: non_empty(sanitize_inline(&article.title).trim()),
@@ -132,6 +139,19 @@ mod tests {
         assert!(!e.text.contains('\u{1b}') && !e.text.chars().any(|c| c.is_control() && c != '\n' && c != '\t'));
         assert!(e.text.contains("Plain words"), "{}", e.text);
         assert_eq!(e.title.as_deref(), Some("Title"));
+    }
+
+    #[test]
+    fn large_pages_take_one_pass_and_keep_their_text() {
+        let para = "<p>Gadgets and widgets were measured again in the second lab under the same conditions.</p>";
+        let html = format!(
+            "<html><head><title>Big</title></head><body><article>{}</article></body></html>",
+            para.repeat(8000)
+        );
+        assert!(html.len() > LARGE_HTML);
+        let e = extract_html(&html, "https://x.test/big");
+        assert!(e.text.len() > 500_000, "{}", e.text.len());
+        assert_eq!(e.title.as_deref(), Some("Big"));
     }
 
     #[test]
