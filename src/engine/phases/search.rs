@@ -209,7 +209,7 @@ impl Engine {
         c: Candidate,
         doc: crate::search::FetchedDoc,
     ) -> Result<bool, EngineError> {
-        let print = fingerprint(&doc.text);
+        let print = dedupe_print(&doc.text);
         let threshold = self.settings.search.dedupe_similarity;
         self.ensure_fingerprints();
         let dup = self
@@ -265,9 +265,21 @@ impl Engine {
             return;
         }
         let ids: Vec<SourceId> = self.state.sources.iter().map(|s| s.meta.id).collect();
-        let fps = ids.into_iter().filter_map(|id| self.text_of(id).map(|t| (id, fingerprint(&t)))).collect();
+        let fps = ids.into_iter().filter_map(|id| self.text_of(id).map(|t| (id, dedupe_print(&t)))).collect();
         self.fingerprints = Some(fps);
     }
+}
+
+/// Near-identical texts are told apart by their opening: the fingerprint of
+/// at most the first 64 KiB keeps memory and comparison time per source
+/// small however large its page (copies and mirrors share their opening).
+fn dedupe_print(text: &str) -> HashSet<u64> {
+    const PREFIX: usize = 64 * 1024;
+    let mut end = text.len().min(PREFIX);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    fingerprint(&text[..end])
 }
 
 /// Searches one query; a query with no hits is retried once, broadened
