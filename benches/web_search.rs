@@ -308,5 +308,8 @@ fn main() {
     }
     benches();
     Criterion::default().configure_from_args().final_summary();
-    report_memory();
+    // `cargo test --benches` runs each benchmark once; memory is for `cargo bench`.
+    if std::env::args().any(|a| a == "--bench") {
+        report_memory();
+    }
 }

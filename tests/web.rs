@@ -77,7 +77,7 @@ async fn a_whole_session_over_searxng_pages() {
         assert_eq!(m.title, format!("Widget note {i}"), "the page's own title wins over the hit's");
         assert_eq!(m.published.as_deref(), Some(format!("2025-06-1{i}").as_str()), "{m:?}");
         assert_eq!(m.site, hosts[i % 2]);
-        assert_eq!(m.tier, Some(if i % 2 == 0 { 1 } else { 2 }), "subdomain matching: {}", m.site);
+        assert_eq!(m.tier, Some(if i.is_multiple_of(2) { 1 } else { 2 }), "subdomain matching: {}", m.site);
         assert!(!m.canonical.contains("utm_source"), "{}", m.canonical);
         // Stored with the session, main content only.
         let text = done.texts.get(m.id).expect("text stored on disk");
