@@ -25,10 +25,9 @@ mod tests {
         let text = include_str!("../../config.toml.example");
         let active = uncommented(text);
         let cfg: Config = toml::from_str(&active).unwrap_or_else(|e| panic!("{e}\n{active}"));
-        let mut expected = Config::default();
         // The example shows sample tier entries and endpoints that are not defaults.
-        expected.source_tiers = cfg.source_tiers.clone();
-        expected.local = cfg.local.clone();
+        let mut expected =
+            Config { source_tiers: cfg.source_tiers.clone(), local: cfg.local.clone(), ..Config::default() };
         expected.local.corpus = None;
         let mut got = cfg.clone();
         got.local.corpus = None;

@@ -78,6 +78,9 @@ pub fn validate(c: &Config) -> Vec<Invalid> {
     if !(1..=5).contains(&c.local.tier) {
         v.push(Invalid { key: "local.tier".into(), message: format!("must be 1 to 5 (got {})", c.local.tier) });
     }
+    for (key, message) in c.web.problems() {
+        v.push(Invalid { key, message });
+    }
     for (domain, e) in &c.source_tiers {
         if !(1..=5).contains(&e.tier) {
             v.push(Invalid {

@@ -53,13 +53,18 @@ pub fn caveats(state: &SessionState, stop: StopReason, based_on: Option<u32>, s:
         }
         None => out.push("No draft was evaluated; the answer is unscored.".into()),
     }
-    if let (Some(n), Some(last)) = (based_on, state.current()) {
-        if n != last.iteration {
-            out.push(format!(
-                "Written from the draft of iteration {n}, which scored best, not from the last iteration ({}).",
-                last.iteration
-            ));
-        }
+    // Monitor mode's tier 1 vs tier 5 comparison, as the critique recorded it.
+    let monitor = best.and_then(|it| it.critique.as_ref()).into_iter().flat_map(|c| &c.issues);
+    for issue in monitor.filter(|i| i.aspect.as_deref() == Some(super::monitor::ASPECT)) {
+        out.push(issue.description.clone());
+    }
+    if let (Some(n), Some(last)) = (based_on, state.current())
+        && n != last.iteration
+    {
+        out.push(format!(
+            "Written from the draft of iteration {n}, which scored best, not from the last iteration ({}).",
+            last.iteration
+        ));
     }
     out
 }

@@ -11,6 +11,7 @@ pub mod evaluate;
 pub mod fallback;
 pub mod memory;
 pub mod model;
+pub mod monitor;
 pub mod next;
 mod phases;
 pub mod ports;

@@ -4,6 +4,7 @@
 
 use super::model::{Draft, SourceId};
 use super::state::SessionState;
+use super::tiers::tier_mark;
 use crate::text::sanitize_inline;
 
 pub fn assemble(state: &SessionState, body: &str, cited: &[SourceId], caveats: &[String]) -> String {
@@ -22,7 +23,10 @@ pub fn assemble(state: &SessionState, body: &str, cited: &[SourceId], caveats: &
             let Some(s) = state.source(*id) else { continue };
             let m = &s.meta;
             let heading = m.heading.as_deref().map(|h| format!(" — {}", sanitize_inline(h))).unwrap_or_default();
-            out.push_str(&format!("- [{}] {}{} — {}\n", id.0, sanitize_inline(&m.title), heading, m.locator));
+            let mark = tier_mark(m.tier, m.source_type.as_deref())
+                .map(|t| format!("{} ", sanitize_inline(&t)))
+                .unwrap_or_default();
+            out.push_str(&format!("- [{}] {mark}{}{} — {}\n", id.0, sanitize_inline(&m.title), heading, m.locator));
         }
     }
     out

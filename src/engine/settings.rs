@@ -165,7 +165,7 @@ impl Default for SearchSettings {
         Self {
             chains: vec![vec!["local".into()]],
             concurrency: 6,
-            fetch_concurrency: 8,
+            fetch_concurrency: 16,
             results_per_query: 5,
             attempts: 3,
             backoff_min_ms: 250,

@@ -72,6 +72,16 @@ pub fn admits(mode: SourceMode, tier: Option<u8>) -> bool {
     }
 }
 
+/// Seed 002's `[Tier X | type]` mark for a source of tier 3 to 5, which
+/// discovery and monitor modes keep but a reader should weigh with care.
+pub fn tier_mark(tier: Option<u8>, source_type: Option<&str>) -> Option<String> {
+    let t = tier.filter(|t| (3..=5).contains(t))?;
+    Some(match source_type.map(str::trim).filter(|s| !s.is_empty()) {
+        Some(ty) => format!("[Tier {t} | {ty}]"),
+        None => format!("[Tier {t}]"),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,6 +102,14 @@ mod tests {
         assert_eq!(t.lookup("www.reddit.com").map(|e| e.tier), Some(5));
         assert_eq!(t.lookup("notrust-lang.org"), None);
         assert_eq!(t.lookup("example.com"), None);
+    }
+
+    #[test]
+    fn only_tiers_three_to_five_are_marked() {
+        assert_eq!(tier_mark(Some(5), Some("social")).as_deref(), Some("[Tier 5 | social]"));
+        assert_eq!(tier_mark(Some(3), None).as_deref(), Some("[Tier 3]"));
+        assert_eq!(tier_mark(Some(2), Some("news")), None);
+        assert_eq!(tier_mark(None, None), None);
     }
 
     #[test]

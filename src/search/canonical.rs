@@ -20,11 +20,23 @@ const TRACKING_PARAMS: &[&str] = &[
     "yclid",
     "_hsenc",
     "_hsmi",
+    "gclsrc",
+    "dclid",
+    "wbraid",
+    "gbraid",
+    "_ga",
+    "_gl",
+    "mkt_tok",
+    "oly_anon_id",
+    "oly_enc_id",
+    "vero_id",
+    "srsltid",
 ];
 
 /// For URLs: lowercase scheme and host, no fragment, no default port, no
-/// tracking parameters, no trailing slash on the path. For paths: the path
-/// without its `#anchor`.
+/// tracking parameters, the others sorted (their order never changes the
+/// page), no trailing slash on the path. For paths: the path without its
+/// `#anchor`.
 pub fn canonical_locator(locator: &str) -> String {
     if is_plainly_canonical(locator) {
         return locator.to_string();
@@ -36,11 +48,12 @@ pub fn canonical_locator(locator: &str) -> String {
         return locator.split('#').next().unwrap_or(locator).to_string();
     }
     url.set_fragment(None);
-    let kept: Vec<(String, String)> = url
+    let mut kept: Vec<(String, String)> = url
         .query_pairs()
         .filter(|(k, _)| !TRACKING_PARAMS.contains(&k.to_lowercase().as_str()) && !k.starts_with("utm_"))
         .map(|(k, v)| (k.into_owned(), v.into_owned()))
         .collect();
+    kept.sort();
     if kept.is_empty() {
         url.set_query(None);
     } else {
@@ -77,10 +90,10 @@ fn is_plainly_canonical(locator: &str) -> bool {
 
 /// The host of a URL without `www.`, or the first folder of a path.
 pub fn site_of(locator: &str) -> String {
-    if let Ok(url) = reqwest::Url::parse(locator) {
-        if let Some(host) = url.host_str() {
-            return host.trim_start_matches("www.").to_string();
-        }
+    if let Ok(url) = reqwest::Url::parse(locator)
+        && let Some(host) = url.host_str()
+    {
+        return host.trim_start_matches("www.").to_string();
     }
     locator.split('/').next().unwrap_or("").to_string()
 }
@@ -107,6 +120,15 @@ mod tests {
             parsed.set_fragment(None);
             assert_eq!(canonical_locator(u), parsed.to_string(), "{u}");
         }
+    }
+
+    #[test]
+    fn parameter_order_and_ad_click_ids_do_not_matter() {
+        assert_eq!(
+            canonical_locator("https://example.com/p?b=2&gclsrc=aw&a=1&srsltid=xyz"),
+            canonical_locator("https://example.com/p?a=1&b=2")
+        );
+        assert_ne!(canonical_locator("https://example.com/p?a=1"), canonical_locator("https://example.com/p?a=2"));
     }
 
     #[test]

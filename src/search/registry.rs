@@ -24,10 +24,11 @@ pub struct BuildError {
 /// Providers by name: `local`, `searxng`, `tavily`, `brave`.
 pub const KNOWN: &[&str] = &["local", "searxng", "tavily", "brave"];
 
-pub fn build(name: &str, _ctx: &BuildContext<'_>) -> Result<Arc<dyn SearchProvider>, BuildError> {
+pub fn build(name: &str, ctx: &BuildContext<'_>) -> Result<Arc<dyn SearchProvider>, BuildError> {
     let err = |message: &str| BuildError { name: name.to_string(), message: message.to_string() };
     match name {
-        "local" | "searxng" | "tavily" | "brave" => Err(err("not available in this build yet")),
+        "local" => Err(err("not available in this build yet")),
+        "searxng" | "tavily" | "brave" => super::web::build(name, &ctx.config.web).map_err(|m| err(&m)),
         _ => Err(err(&format!("unknown provider; known providers are {}", KNOWN.join(", ")))),
     }
 }

@@ -66,6 +66,15 @@ impl SearchRouter {
         self.chains.iter().map(|c| c.iter().map(|s| s.provider.name().to_string()).collect()).collect()
     }
 
+    /// An iteration of `queries` queries starts (the breakers count its failures).
+    pub fn begin_iteration(&self, queries: usize) {
+        for slot in self.chains.iter().flatten() {
+            if let Ok(mut b) = slot.breaker.lock() {
+                b.begin_iteration(queries);
+            }
+        }
+    }
+
     pub async fn search(&self, query: &SearchQuery) -> RoutedSearch {
         let runs = self.chains.iter().map(|chain| self.search_chain(chain, query));
         let results = futures::future::join_all(runs).await;

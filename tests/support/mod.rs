@@ -63,6 +63,7 @@ impl Harness {
     }
 
     /// Starts the engine; returns it running plus the handle's ends.
+    #[allow(clippy::type_complexity)]
     pub fn start(
         self,
         question: &str,

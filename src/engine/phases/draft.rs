@@ -2,9 +2,11 @@
 
 use crate::engine::fallback;
 use crate::engine::model::Draft;
+use crate::engine::monitor::{TierText, compare_tiers};
 use crate::engine::protocol::Event;
 use crate::engine::reasoner::{CritiqueContext, DraftContext};
 use crate::engine::run::{Engine, EngineError};
+use crate::engine::tiers::SourceMode;
 
 impl Engine {
     pub(crate) async fn draft_phase(&mut self, n: u32) -> Result<(), EngineError> {
@@ -48,10 +50,10 @@ impl Engine {
         let planned_aspects: Vec<String> = {
             let mut v: Vec<String> = Vec::new();
             for q in self.state.iterations.iter().flat_map(|it| &it.queries) {
-                if let Some(a) = &q.query.aspect {
-                    if !v.contains(a) {
-                        v.push(a.clone());
-                    }
+                if let Some(a) = &q.query.aspect
+                    && !v.contains(a)
+                {
+                    v.push(a.clone());
                 }
             }
             v
@@ -71,7 +73,7 @@ impl Engine {
         let Some(reply) = self.await_work(async move { reasoner.critique(ctx).await }).await? else {
             return Ok(());
         };
-        let critique = match reply {
+        let mut critique = match reply {
             Ok(r) => {
                 self.emit_usage(r.usage)?;
                 r.value
@@ -81,6 +83,12 @@ impl Engine {
                 fallback::critique(self.state.question(), &draft)
             }
         };
+        if self.settings.source_mode == SourceMode::Monitor {
+            let docs = self.usable_docs();
+            let texts: Vec<TierText<'_>> =
+                docs.iter().map(|d| TierText { id: d.meta.id, tier: d.meta.tier, text: &d.text }).collect();
+            critique.issues.push(compare_tiers(&texts));
+        }
         self.emit(Event::Critiqued { iteration: n, critique })
     }
 }

@@ -102,6 +102,8 @@ impl Engine {
             .issues
             .iter()
             .filter(|i| !still.contains(&normalize_for_match(&i.description)))
+            // Monitor mode's comparison is a finding about sources, not a mistake to learn from.
+            .filter(|i| i.aspect.as_deref() != Some(crate::engine::monitor::ASPECT))
             .take(MAX_LESSONS_PER_ITERATION)
             .enumerate()
             .map(|(k, issue)| {

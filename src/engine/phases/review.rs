@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use crate::engine::fallback;
-use crate::engine::model::{SourceId, SourceVerdict};
+use crate::engine::model::{SourceId, SourceKind, SourceVerdict};
 use crate::engine::protocol::Event;
 use crate::engine::quality::quality_report;
 use crate::engine::reasoner::ReviewContext;
@@ -23,12 +23,18 @@ impl Engine {
             if admits(mode, doc.meta.tier) || self.state.pinned.contains(&id) {
                 candidates.push(doc);
             } else {
+                // The site is the signal: when several filtered sources share
+                // it, the quality report suggests excluding it (`-site:`).
+                let signals = match doc.meta.kind {
+                    SourceKind::Web if !doc.meta.site.is_empty() => vec![format!("site:{}", doc.meta.site)],
+                    _ => Vec::new(),
+                };
                 filtered.push(SourceVerdict {
                     id,
                     kept: false,
                     reason: Some("tier_filtered".into()),
                     relevance: 0.0,
-                    signals: Vec::new(),
+                    signals,
                 });
             }
         }

@@ -3,7 +3,7 @@
 //! canonical locator and near-identical text, and give each new source the
 //! next id.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use futures::StreamExt;
@@ -25,6 +25,9 @@ struct QueryDone {
     reformulated_from: Option<String>,
 }
 
+/// A finished fetch: canonical locator, candidate, outcome.
+type Fetched = (String, Candidate, Result<crate::search::FetchedDoc, crate::search::ProviderError>);
+
 struct Candidate {
     provider: String,
     hit: SearchHit,
@@ -38,6 +41,7 @@ impl Engine {
         // A phase cut short by a crash is redone whole: its hits were not logged.
         let queries: Vec<(usize, String, Vec<String>)> =
             it.queries.iter().enumerate().map(|(i, q)| (i, q.query.text.clone(), q.query.exclude.clone())).collect();
+        self.search.begin_iteration(queries.len());
         let limit = self.settings.search.results_per_query.max(1);
         let router = self.search.clone();
         let mut stream = futures::stream::iter(
@@ -141,45 +145,61 @@ impl Engine {
             }
         }
         let mut added = self.state.iteration_record(n).map_or(0, |it| it.new_sources.len());
-        let batch = self.settings.search.fetch_concurrency.max(1);
-        let mut queue = queue.into_iter();
-        while added < max_new {
-            let round: Vec<(String, Candidate)> = queue.by_ref().take((max_new - added).min(batch)).collect();
-            if round.is_empty() {
-                break;
+        let window = self.settings.search.fetch_concurrency.max(1);
+        let mut queue = queue.into_iter().enumerate();
+        // A sliding window: a fetch starts as soon as another finishes (not
+        // in rounds that wait for their slowest page), and never more are
+        // started than sources still wanted. Results are recorded in queue
+        // order, so source ids do not depend on which page answered first.
+        let mut running = futures::stream::FuturesUnordered::new();
+        let mut finished: BTreeMap<usize, Fetched> = BTreeMap::new();
+        let mut next_to_record = 0;
+        loop {
+            while let Some((canonical, c, result)) = finished.remove(&next_to_record) {
+                next_to_record += 1;
+                if self.record_fetch(n, canonical, c, result)? {
+                    added += 1;
+                }
             }
-            let router = self.search.clone();
-            let fetches = round.into_iter().map(|(canonical, c)| {
-                let router = router.clone();
-                async move {
+            while running.len() < window && added + running.len() + finished.len() < max_new {
+                let Some((index, (canonical, c))) = queue.next() else { break };
+                let router = self.search.clone();
+                running.push(async move {
                     let r = router.fetch(&c.provider, &c.hit).await;
-                    (canonical, c, r)
-                }
-            });
-            let Some(results) = self.await_work(futures::future::join_all(fetches)).await? else {
-                return Ok(None);
-            };
-            for (canonical, c, result) in results {
-                match result {
-                    Err(e) => self.emit(Event::SourceSkipped {
-                        iteration: n,
-                        locator: c.hit.locator.clone(),
-                        reason: e.to_string(),
-                    })?,
-                    Ok(doc) if doc.text.trim().is_empty() => self.emit(Event::SourceSkipped {
-                        iteration: n,
-                        locator: c.hit.locator.clone(),
-                        reason: "no text could be extracted".into(),
-                    })?,
-                    Ok(doc) => {
-                        if self.add_source(n, canonical, c, doc)? {
-                            added += 1;
-                        }
-                    }
-                }
+                    (index, (canonical, c, r))
+                });
             }
+            let Some(next) = self.await_work(running.next()).await? else { return Ok(None) };
+            let Some((index, fetched)) = next else { break };
+            finished.insert(index, fetched);
         }
         Ok(Some(added))
+    }
+
+    /// Records one fetch: skipped (with the reason) or added; true if added.
+    fn record_fetch(
+        &mut self,
+        n: u32,
+        canonical: String,
+        c: Candidate,
+        result: Result<crate::search::FetchedDoc, crate::search::ProviderError>,
+    ) -> Result<bool, EngineError> {
+        match result {
+            Err(e) => {
+                self.emit(Event::SourceSkipped {
+                    iteration: n,
+                    locator: c.hit.locator.clone(),
+                    reason: e.to_string(),
+                })?;
+                Ok(false)
+            }
+            Ok(doc) if doc.text.trim().is_empty() => {
+                let reason = "no text could be extracted".to_string();
+                self.emit(Event::SourceSkipped { iteration: n, locator: c.hit.locator.clone(), reason })?;
+                Ok(false)
+            }
+            Ok(doc) => self.add_source(n, canonical, c, doc),
+        }
     }
 
     /// Adds a fetched source unless its text nearly equals a known one.
@@ -190,7 +210,7 @@ impl Engine {
         c: Candidate,
         doc: crate::search::FetchedDoc,
     ) -> Result<bool, EngineError> {
-        let print: Vec<u64> = fingerprint(&doc.text);
+        let print = dedupe_print(&doc.text);
         let threshold = self.settings.search.dedupe_similarity;
         self.ensure_fingerprints();
         let dup = self.fingerprints.as_ref().and_then(|index| index.find(&print, threshold));
@@ -246,11 +266,23 @@ impl Engine {
         let mut index = NearDuplicates::default();
         for id in ids {
             if let Some(text) = self.text_of(id) {
-                index.insert(id, &fingerprint(&text));
+                index.insert(id, &dedupe_print(&text));
             }
         }
         self.fingerprints = Some(index);
     }
+}
+
+/// Near-identical texts are told apart by their opening: the fingerprint of
+/// at most the first 64 KiB keeps memory and comparison time per source
+/// small however large its page (copies and mirrors share their opening).
+fn dedupe_print(text: &str) -> Vec<u64> {
+    const PREFIX: usize = 64 * 1024;
+    let mut end = text.len().min(PREFIX);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    fingerprint(&text[..end])
 }
 
 /// Searches one query; a query with no hits is retried once, broadened
@@ -264,15 +296,16 @@ async fn run_query(
 ) -> QueryDone {
     let query = SearchQuery { text: text.clone(), exclude: exclude.clone(), limit };
     let routed = router.search(&query).await;
-    if routed.error.is_none() && routed.hits.is_empty() {
-        if let Some(broader) = broaden(&text) {
-            let retry = router.search(&SearchQuery { text: broader.clone(), exclude, limit }).await;
-            if !retry.hits.is_empty() {
-                let mut retry = retry;
-                retry.failures.splice(0..0, routed.failures);
-                retry.attempts += routed.attempts;
-                return QueryDone { index, text: broader, routed: retry, reformulated_from: Some(text) };
-            }
+    if routed.error.is_none()
+        && routed.hits.is_empty()
+        && let Some(broader) = broaden(&text)
+    {
+        let retry = router.search(&SearchQuery { text: broader.clone(), exclude, limit }).await;
+        if !retry.hits.is_empty() {
+            let mut retry = retry;
+            retry.failures.splice(0..0, routed.failures);
+            retry.attempts += routed.attempts;
+            return QueryDone { index, text: broader, routed: retry, reformulated_from: Some(text) };
         }
     }
     QueryDone { index, text, routed, reformulated_from: None }
