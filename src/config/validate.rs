@@ -78,6 +78,7 @@ pub fn validate(c: &Config) -> Vec<Invalid> {
     if !(1..=5).contains(&c.local.tier) {
         v.push(Invalid { key: "local.tier".into(), message: format!("must be 1 to 5 (got {})", c.local.tier) });
     }
+    v.extend(crate::llm::validate(&c.llm).into_iter().map(|(key, message)| Invalid { key, message }));
     for (domain, e) in &c.source_tiers {
         if !(1..=5).contains(&e.tier) {
             v.push(Invalid {

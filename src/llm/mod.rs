@@ -12,14 +12,22 @@ pub mod compaction;
 mod config;
 pub mod endpoint;
 pub mod error;
+pub mod probe;
 pub mod prompts;
+mod reasoner;
+pub mod render;
+mod role_prompts;
 pub mod schema;
+pub mod stream;
 pub mod structured;
 mod transport;
 pub mod usage;
 pub mod wire;
+mod write;
 
 pub use config::{
     DEFAULT_ENDPOINT, EndpointConfig, LlmConfig, OMITTABLE, Price, ResolvedEndpoint, RoleModel, RoleModels,
     StructuredMode, validate,
 };
+
+pub use reasoner::LlmReasoner;
