@@ -286,6 +286,8 @@ pub fn default_content(s: &FakeState, role: &str, body: &Value, n: u32) -> Strin
             format!("The report, written from the sources.\n\n{md}\n===CLAIMS===\n{}", json!({ "claims": claims }))
         }
         "clarify" => json!({ "question": "Which widget do you mean?", "options": ["the blue widget", "the red widget"] }).to_string(),
+        // `sleuth doctor`'s JSON-schema probe.
+        _ if body["messages"][0]["content"].as_str().is_some_and(|c| c.contains("{\"ok\": true}")) => "{\"ok\": true}".into(),
         _ => "{}".into(),
     }
 }
