@@ -4,12 +4,15 @@
 
 #[path = "llm_support/mod.rs"]
 mod llm_support;
-mod support;
+#[path = "support/scripted.rs"]
+#[allow(dead_code)]
+mod scripted;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use llm_support::{Behaviour, FakeLlm, request_tokens, role_of, sources_in, user_text};
+use scripted::{ScriptedProvider, corpus, doc};
 use sleuth::engine::memory::{InMemoryStore, MemorySettings, MemoryStore};
 use sleuth::engine::model::*;
 use sleuth::engine::ports::{EventSink, MemorySink, MemoryTexts};
@@ -23,7 +26,6 @@ use sleuth::llm::render::DATA_RULE;
 use sleuth::llm::{LlmConfig, LlmReasoner, Price, RoleModel};
 use sleuth::search::{SearchProvider, SearchRouter};
 use std::sync::atomic::Ordering;
-use support::scripted::{ScriptedProvider, corpus, doc};
 
 fn config(fake: &FakeLlm) -> LlmConfig {
     let mut c = LlmConfig { base_url: fake.base_url(), model: "test-model".into(), ..LlmConfig::default() };
@@ -154,7 +156,7 @@ async fn a_whole_session_runs_every_role_on_the_endpoint() {
     fake.state.clarify_first.store(true, Ordering::SeqCst);
     let c = config(&fake);
     let sink = MemorySink::default();
-    let state = session(reasoner(&c), support::settings(3), 6, Box::new(sink.clone())).await;
+    let state = session(reasoner(&c), llm_support::settings(3), 6, Box::new(sink.clone())).await;
     let records = sink.records();
 
     let mut roles = fake.roles_seen();
@@ -222,7 +224,7 @@ async fn three_malformed_replies_degrade_the_phase_and_the_session_finishes() {
         fake.queue("critique", Behaviour::Content("I think the draft is fine.".into()));
     }
     let sink = MemorySink::default();
-    let state = session(reasoner(&config(&fake)), support::settings(2), 6, Box::new(sink.clone())).await;
+    let state = session(reasoner(&config(&fake)), llm_support::settings(2), 6, Box::new(sink.clone())).await;
     let err = state.errors.iter().find(|e| e.phase == "critique").expect("an error event for critique");
     assert!(err.message.contains("after 3 attempt(s)") && err.message.contains("no JSON object"), "{}", err.message);
     assert_eq!(err.iteration, 1);
@@ -415,12 +417,12 @@ async fn every_prompt_fits_the_context_window_as_sources_pile_up() {
     fake.state.full_coverage_from.store(99, Ordering::SeqCst);
     let mut c = config(&fake);
     c.context_window = 4096;
-    let mut settings = support::settings(4);
+    let mut settings = llm_support::settings(4);
     settings.limits.max_sources = 10;
     settings.decide.diminishing_returns_threshold = 0.0;
     settings.decide.convergence_similarity = 1.01;
     // Long sources: far more text than any prompt can hold.
-    let docs: Vec<support::scripted::Doc> = (1..=40)
+    let docs: Vec<scripted::Doc> = (1..=40)
         .map(|i| {
             let mut text = format!("Fact number {i} says that widget {i} connects to gadget {}. ", i * 7);
             for p in 0..12 {
@@ -457,4 +459,44 @@ async fn every_prompt_fits_the_context_window_as_sources_pile_up() {
     assert!(largest > window / 3, "largest prompt only {largest} tokens");
     let draft = &fake.requests_of("draft").last().cloned().unwrap();
     assert!(user_text(draft).contains("excerpt=\"") && user_text(draft).contains("[…]"));
+}
+
+#[tokio::test]
+async fn write_without_streaming_sends_the_report_once() {
+    let fake = FakeLlm::start().await;
+    let mut c = config(&fake);
+    c.stream_write = false;
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let docs = vec![source(1, "Widgets connect to gadgets by a bolt. The bolt is steel.")];
+    let out = reasoner(&c).write(write_ctx(docs), tx).await.unwrap();
+    let req = &fake.requests_of("write")[0];
+    assert!(req.get("stream").is_none());
+    let mut pieces = Vec::new();
+    while let Ok(p) = rx.try_recv() {
+        pieces.push(p);
+    }
+    assert_eq!(pieces.concat().trim(), out.value.markdown);
+    assert!(out.value.markdown.contains("[1]") && !out.value.claims.is_empty());
+}
+
+#[tokio::test]
+async fn many_candidates_are_reviewed_in_batches_within_the_window() {
+    let fake = FakeLlm::start().await;
+    let mut c = config(&fake);
+    c.context_window = 4096;
+    let text =
+        |i: u32| format!("Widget {i} connects to gadget {i}. {}", format!("Sentence {i} adds detail. ").repeat(120));
+    let candidates: Vec<SourceDoc> = (1..=15).map(|i| source(i, &text(i))).collect();
+    let ctx =
+        ReviewContext { question: "How do widgets connect?".into(), constraints: vec![], candidates, kept: vec![] };
+    let out = reasoner(&c).review(ctx).await.unwrap();
+    let reqs = fake.requests_of("review");
+    assert!(reqs.len() > 1, "one review call for 15 long candidates in a 4096 window");
+    let mut ids: Vec<u32> = out.value.iter().map(|v| v.id.0).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, (1..=15).collect::<Vec<_>>(), "every candidate judged once");
+    for r in &reqs {
+        assert!(request_tokens(r) + 1024 <= 4096);
+    }
+    assert_eq!(out.usage.len(), reqs.len());
 }

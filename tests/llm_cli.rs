@@ -5,7 +5,9 @@
 
 #[path = "llm_support/mod.rs"]
 mod llm_support;
-mod support;
+#[path = "support/scripted.rs"]
+#[allow(dead_code)]
+mod scripted;
 
 use std::path::Path;
 use std::process::Output;
@@ -15,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use assert_cmd::cargo::CommandCargoExt;
 use llm_support::{Behaviour, FakeLlm};
+use scripted::{ScriptedProvider, corpus};
 use sleuth::engine::memory::{InMemoryStore, MemorySettings, MemoryStore};
 use sleuth::engine::ports::MemoryTexts;
 use sleuth::engine::protocol::Command as EngineCommand;
@@ -24,7 +27,6 @@ use sleuth::llm::prompts::Prompts;
 use sleuth::llm::{LlmConfig, LlmReasoner};
 use sleuth::search::{SearchProvider, SearchRouter};
 use sleuth::session::{LogWriter, SessionDir};
-use support::scripted::{ScriptedProvider, corpus};
 
 const KEY: &str = "sk-test-SECRET-4f9a2c7e1b";
 
@@ -121,7 +123,7 @@ async fn a_session_log_keeps_the_key_out_even_when_the_server_echoes_it() {
     c.api_key_env = Some("SLEUTH_TEST_API_KEY".into());
     let endpoint = Endpoint::with_env(&c.resolved_endpoints()[0], &c, |_| Some(KEY.to_string())).unwrap();
     let reasoner = Arc::new(LlmReasoner::with_endpoints(c, Prompts::builtin(), vec![endpoint]).unwrap());
-    let settings = support::settings(2);
+    let settings = llm_support::settings(2);
     let provider: Arc<dyn SearchProvider> = Arc::new(ScriptedProvider::new("web", corpus(6)));
     let parts = EngineParts {
         reasoner,
@@ -153,7 +155,8 @@ async fn an_unreachable_endpoint_fails_fast_with_the_url_and_the_fix() {
     assert!(err.contains("cannot reach the LLM endpoint at http://127.0.0.1:1/v1"), "{err}");
     assert!(err.contains("--reasoner builtin") && err.contains("base_url"), "{err}");
     // Nothing was recorded as a session.
-    let logs: Vec<_> = files(&home.path().join("sessions")).into_iter().filter(|(p, _)| p.ends_with("events.jsonl")).collect();
+    let logs: Vec<_> =
+        files(&home.path().join("sessions")).into_iter().filter(|(p, _)| p.ends_with("events.jsonl")).collect();
     assert!(logs.iter().all(|(_, b)| b.is_empty()), "{logs:?}");
 }
 
@@ -161,12 +164,21 @@ async fn an_unreachable_endpoint_fails_fast_with_the_url_and_the_fix() {
 async fn doctor_reports_models_schema_support_and_round_trip() {
     let fake = FakeLlm::start().await;
     let home = tempfile::tempdir().unwrap();
-    let base = format!("[research]\nreasoner = \"llm\"\n[llm]\nbase_url = \"{}\"\nmodel = \"test-model\"\n", fake.base_url());
+    let base =
+        format!("[research]\nreasoner = \"llm\"\n[llm]\nbase_url = \"{}\"\nmodel = \"test-model\"\n", fake.base_url());
     write_config(home.path(), &format!("{base}[llm.roles]\nreview = \"fast-model\"\n"));
     let ok = sleuth(home.path(), &["doctor", "--skip-search"]).await;
     let table = String::from_utf8_lossy(&ok.stdout);
     assert_eq!(ok.status.code(), Some(0), "{table}");
-    for want in ["reachable", "model test-model (plan, draft, critique, write, clarify)", "model fast-model (review)", "json_schema output", "supported", "chat round trip", "all required checks passed"] {
+    for want in [
+        "reachable",
+        "model test-model (plan, draft, critique, write, clarify)",
+        "model fast-model (review)",
+        "json_schema output",
+        "supported",
+        "chat round trip",
+        "all required checks passed",
+    ] {
         assert!(table.contains(want), "missing `{want}` in\n{table}");
     }
     // A model the endpoint does not serve, and an endpoint without json_schema.

@@ -41,6 +41,8 @@ pub struct Passage {
     pub index: usize,
     pub text: String,
     pub tokens: u64,
+    /// Its content terms, sorted: ranking looks them up on every prompt.
+    pub terms: Vec<String>,
 }
 
 /// Untrusted text made safe to put between our delimiters.
@@ -80,7 +82,15 @@ pub fn split_passages(text: &str) -> Vec<Passage> {
     if !current.is_empty() {
         passages.push(current);
     }
-    passages.into_iter().enumerate().map(|(index, text)| Passage { index, tokens: count_tokens(&text), text }).collect()
+    passages
+        .into_iter()
+        .enumerate()
+        .map(|(index, text)| {
+            let mut terms = content_terms(&text);
+            terms.sort_unstable();
+            Passage { index, tokens: count_tokens(&text), terms, text }
+        })
+        .collect()
 }
 
 /// Sentences of a long paragraph, grouped up to `PASSAGE_CHARS`; a single
@@ -129,10 +139,13 @@ fn cut_between_words(s: &str) -> Vec<String> {
     out
 }
 
+/// A source's id and text hash.
+type SourceKey = (SourceId, String);
+
 /// Passages per source, computed once per session (keyed by id and hash).
 #[derive(Debug, Default)]
 pub struct PassageCache {
-    map: Mutex<HashMap<(SourceId, String), Arc<Vec<Passage>>>>,
+    map: Mutex<HashMap<SourceKey, Arc<Vec<Passage>>>>,
 }
 
 impl PassageCache {
@@ -190,8 +203,7 @@ fn ranked(passages: &[Passage], terms: &[String]) -> Vec<usize> {
     let mut scored: Vec<(usize, f64)> = passages
         .iter()
         .map(|p| {
-            let words: std::collections::HashSet<String> = content_terms(&p.text).into_iter().collect();
-            let hits = terms.iter().filter(|t| words.contains(*t)).count() as f64;
+            let hits = terms.iter().filter(|t| p.terms.binary_search(t).is_ok()).count() as f64;
             let lead = if p.index == 0 { 0.5 } else { 0.0 };
             (p.index, hits + lead)
         })

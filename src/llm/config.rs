@@ -267,13 +267,14 @@ pub fn validate(c: &LlmConfig) -> Vec<(String, String)> {
         v.push(("llm.model".into(), "must name a model, e.g. \"llama3.1\" or \"gpt-4o-mini\"".into()));
     }
     for role in Role::ALL {
-        if let Some(RoleModel::On { endpoint, .. }) = c.roles.get(role) {
-            if endpoint != DEFAULT_ENDPOINT && !c.endpoints.contains_key(endpoint) {
-                v.push((
-                    format!("llm.roles.{role}"),
-                    format!("names endpoint `{endpoint}`, which no [llm.endpoints.{endpoint}] section defines"),
-                ));
-            }
+        if let Some(RoleModel::On { endpoint, .. }) = c.roles.get(role)
+            && endpoint != DEFAULT_ENDPOINT
+            && !c.endpoints.contains_key(endpoint)
+        {
+            v.push((
+                format!("llm.roles.{role}"),
+                format!("names endpoint `{endpoint}`, which no [llm.endpoints.{endpoint}] section defines"),
+            ));
         }
     }
     for e in c.resolved_endpoints() {
@@ -350,13 +351,63 @@ mod tests {
         assert_eq!(validate(&c), vec![]);
     }
 
+    /// The `[llm]` lines of `config.toml.example`, uncommented, are the defaults
+    /// plus the sample roles and prices (the endpoint kinds stay `##` comments).
+    #[test]
+    fn the_example_documents_every_key_with_its_default() {
+        let text = include_str!("../../config.toml.example");
+        let active: String = text
+            .lines()
+            .map(|l| match l.trim_start().strip_prefix("# ") {
+                Some(rest) if rest.contains(" = ") && !rest.starts_with('#') => {
+                    rest.split("  #").next().unwrap_or(rest).trim_end().to_string()
+                }
+                _ => l.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let cfg: crate::config::Config = toml::from_str(&active).unwrap();
+        let mut got = cfg.llm.clone();
+        assert_eq!(got.roles.plan, Some(RoleModel::Model("gpt-4o".into())));
+        assert_eq!(got.roles.review, Some(RoleModel::Model("gpt-4o-mini".into())));
+        assert_eq!(got.price("gpt-4o-mini"), Some(Price { input: 0.15, output: 0.60 }));
+        got.roles = RoleModels::default();
+        got.pricing.clear();
+        got.api_key_env = None;
+        assert_eq!(got, LlmConfig::default());
+        for key in [
+            "base_url",
+            "api_key_env",
+            "model",
+            "structured_output",
+            "max_repairs",
+            "omit_params",
+            "max_tokens_param",
+            "temperature",
+            "max_output_tokens",
+            "context_window",
+            "timeout_secs",
+            "connect_timeout_secs",
+            "concurrency",
+            "attempts",
+            "backoff_min_ms",
+            "backoff_max_ms",
+            "retry_after_max_secs",
+            "stream_write",
+        ] {
+            assert!(text.contains(&format!("# {key} = ")), "config.toml.example does not document llm.{key}");
+        }
+    }
+
     #[test]
     fn bad_values_name_their_keys() {
-        let mut c = LlmConfig::default();
-        c.base_url = "localhost:11434".into();
-        c.omit_params = vec!["temprature".into()];
+        let mut c = LlmConfig {
+            base_url: "localhost:11434".into(),
+            omit_params: vec!["temprature".into()],
+            context_window: 2048,
+            ..LlmConfig::default()
+        };
         c.roles.write = Some(RoleModel::On { endpoint: "nowhere".into(), model: "m".into() });
-        c.context_window = 2048;
         let keys: Vec<String> = validate(&c).into_iter().map(|(k, _)| k).collect();
         assert_eq!(keys, vec!["llm.base_url", "llm.omit_params", "llm.roles.write", "llm.context_window"]);
     }

@@ -368,8 +368,7 @@ mod tests {
     use super::*;
 
     fn endpoint(omit: &[&str]) -> Endpoint {
-        let mut cfg = LlmConfig::default();
-        cfg.omit_params = omit.iter().map(|s| s.to_string()).collect();
+        let cfg = LlmConfig { omit_params: omit.iter().map(|s| s.to_string()).collect(), ..LlmConfig::default() };
         let e = cfg.resolved_endpoints().remove(0);
         Endpoint::with_env(&e, &cfg, |_| None).unwrap()
     }
@@ -399,8 +398,7 @@ mod tests {
 
     #[test]
     fn missing_key_names_the_variable() {
-        let mut cfg = LlmConfig::default();
-        cfg.api_key_env = Some("SLEUTH_TEST_NO_SUCH_KEY".into());
+        let cfg = LlmConfig { api_key_env: Some("SLEUTH_TEST_NO_SUCH_KEY".into()), ..LlmConfig::default() };
         let e = cfg.resolved_endpoints().remove(0);
         let err = Endpoint::with_env(&e, &cfg, |_| None).err().unwrap().to_string();
         assert!(err.contains("SLEUTH_TEST_NO_SUCH_KEY") && err.contains("llm.api_key_env"), "{err}");

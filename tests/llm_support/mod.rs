@@ -16,6 +16,22 @@ use sleuth::llm::usage::count_tokens;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
+/// Engine settings for tests: `max_iterations`, 4 queries, 6 sources, fast backoff.
+pub fn settings(max_iterations: u32) -> sleuth::engine::settings::EngineSettings {
+    let limits = sleuth::engine::protocol::Limits {
+        max_iterations,
+        max_queries: 4,
+        max_sources: 6,
+        time_limit_secs: 600,
+        cost_budget_usd: 0.0,
+        token_budget: 0,
+    };
+    let mut s = sleuth::engine::settings::EngineSettings::with_limits("test-session", limits);
+    s.search.backoff_min_ms = 1;
+    s.search.backoff_max_ms = 5;
+    s
+}
+
 /// What the server does with one call of a role.
 #[derive(Debug, Clone)]
 pub enum Behaviour {
