@@ -500,3 +500,35 @@ async fn many_candidates_are_reviewed_in_batches_within_the_window() {
     }
     assert_eq!(out.usage.len(), reqs.len());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_in_flight_are_bounded_per_endpoint() {
+    let fake = FakeLlm::start().await;
+    let text =
+        |i: u32| format!("Widget {i} connects to gadget {i}. {}", format!("Sentence {i} adds detail. ").repeat(120));
+    let ctx = || ReviewContext {
+        question: "How do widgets connect?".into(),
+        constraints: vec![],
+        candidates: (1..=9).map(|i| source(i, &text(i))).collect(),
+        kept: vec![],
+    };
+    let delay = Duration::from_millis(600);
+    let mut elapsed = Vec::new();
+    for concurrency in [1, 4] {
+        let mut c = config(&fake);
+        c.context_window = 4096;
+        c.concurrency = concurrency;
+        let r = reasoner(&c);
+        warm_up();
+        let before = fake.count("review");
+        for _ in 0..3 {
+            fake.queue("review", Behaviour::Slow(delay));
+        }
+        let started = Instant::now();
+        r.review(ctx()).await.unwrap();
+        elapsed.push(started.elapsed());
+        assert_eq!(fake.count("review") - before, 3, "three batches");
+    }
+    assert!(elapsed[0] >= delay * 3, "one at a time: {:?}", elapsed[0]);
+    assert!(elapsed[1] < delay * 3, "in parallel: {:?}", elapsed[1]);
+}

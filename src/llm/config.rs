@@ -70,6 +70,9 @@ pub struct LlmConfig {
     pub max_output_tokens: u32,
     /// The model's context window in tokens: every prompt is fitted into it.
     pub context_window: u32,
+    /// A prompt uses at most this many tokens even when the window is
+    /// larger (a 128k window filled on every call is slow and costly); 0: the window only.
+    pub max_prompt_tokens: u32,
     /// Per model call (a stream: the longest silence between chunks).
     pub timeout_secs: u64,
     pub connect_timeout_secs: u64,
@@ -102,6 +105,7 @@ impl Default for LlmConfig {
             temperature: 0.2,
             max_output_tokens: 2048,
             context_window: 8192,
+            max_prompt_tokens: 16000,
             timeout_secs: 180,
             connect_timeout_secs: 5,
             concurrency: 4,

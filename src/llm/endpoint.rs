@@ -180,7 +180,12 @@ impl Endpoint {
             timeout: Duration::from_secs(e.timeout_secs.max(1)),
             connect_timeout,
             policy: RetryPolicy::new(cfg.attempts, cfg.backoff_min_ms, cfg.backoff_max_ms, cfg.retry_after_max_secs),
-            mode: AtomicU8::new(mode_code(e.structured_output)),
+            // Without `response_format` the schema can only go in the prompt.
+            mode: AtomicU8::new(mode_code(if e.omit_params.iter().any(|p| p == "response_format") {
+                StructuredMode::Prompt
+            } else {
+                e.structured_output
+            })),
             omit: e.omit_params.iter().cloned().collect(),
             max_tokens_param: e.max_tokens_param.clone(),
         })
@@ -389,7 +394,9 @@ mod tests {
         assert!(full.get("temperature").is_some() && full.get("max_tokens").is_some());
         assert_eq!(full["response_format"]["type"], "json_schema");
         assert_eq!(full["stream_options"]["include_usage"], true);
-        let lean = endpoint(&["temperature", "max_tokens", "stream_options", "response_format"]).body(&request(), true);
+        let lean_endpoint = endpoint(&["temperature", "max_tokens", "stream_options", "response_format"]);
+        assert_eq!(lean_endpoint.mode(), StructuredMode::Prompt);
+        let lean = lean_endpoint.body(&request(), true);
         for k in ["temperature", "max_tokens", "stream_options", "response_format"] {
             assert!(lean.get(k).is_none(), "{k} should be omitted: {lean}");
         }

@@ -109,7 +109,10 @@ impl LlmReasoner {
         Renderer {
             prompts: &self.prompts,
             cache: &self.cache,
-            budget: prompt_budget(ep.context_window, self.config.max_output_tokens),
+            budget: match self.config.max_prompt_tokens {
+                0 => prompt_budget(ep.context_window, self.config.max_output_tokens),
+                cap => prompt_budget(ep.context_window, self.config.max_output_tokens).min(u64::from(cap)),
+            },
         }
     }
 
