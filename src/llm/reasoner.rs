@@ -203,6 +203,16 @@ impl LlmReasoner {
                 Err(e) => return Err(unavailable(call.role, &e)),
             };
             meter.record(&request.messages, &reply);
+            tracing::debug!(
+                role = %call.role,
+                model = %request.model,
+                mode = mode.as_str(),
+                attempts = reply.attempts,
+                latency_ms = reply.latency.as_millis() as u64,
+                prompt_tokens = ?reply.prompt_tokens,
+                completion_tokens = ?reply.completion_tokens,
+                "model call"
+            );
             let parsed = structured::parse::<W>(&reply.text).and_then(|w| map(w, call.known));
             let error = match parsed {
                 Ok(v) => return Ok(v),
