@@ -30,12 +30,15 @@ pub struct GlobalArgs {
 pub enum Commands {
     /// Research a question headless: progress on stderr, the report on stdout.
     Run(RunArgs),
+    /// Check the LLM endpoints and search providers; non-zero exit if a required one fails.
+    Doctor(DoctorArgs),
 }
 
 impl Commands {
     pub fn name(&self) -> &'static str {
         match self {
             Commands::Run(_) => "run",
+            Commands::Doctor(_) => "doctor",
         }
     }
 }
@@ -52,6 +55,16 @@ pub struct RunArgs {
     /// How to answer a clarifying question without a TUI.
     #[arg(long, value_enum)]
     pub ask: Option<AskPolicy>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct DoctorArgs {
+    /// The test query sent to each search provider.
+    #[arg(long, default_value = "rust ownership")]
+    pub query: String,
+    /// Check only the LLM endpoints.
+    #[arg(long)]
+    pub skip_search: bool,
 }
 
 /// Flags that shape a research session; each overrides its config key.

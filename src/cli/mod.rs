@@ -2,6 +2,7 @@
 //! `anyhow` lives here at the edge; the library below uses typed errors.
 
 mod args;
+mod doctor;
 mod logging;
 mod progress;
 mod run;
@@ -11,7 +12,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-pub use args::{Cli, Commands, GlobalArgs, ResearchArgs};
+pub use args::{Cli, Commands, DoctorArgs, GlobalArgs, ResearchArgs};
 
 /// Exit codes a script can rely on.
 pub mod exit {
@@ -47,6 +48,7 @@ pub fn main() -> ExitCode {
 async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         Some(Commands::Run(args)) => run::execute(&cli.global, args).await,
+        Some(Commands::Doctor(args)) => doctor::execute(&cli.global, args).await,
         None => anyhow::bail!(
             "the TUI is not available in this build yet; use `sleuth run \"your question\"` to research headless"
         ),

@@ -64,7 +64,29 @@ pub fn engine_settings(config: &Config, session_id: &str) -> EngineSettings {
 pub fn reasoner(setup: &Setup) -> anyhow::Result<Arc<dyn Reasoner>> {
     match setup.config.research.reasoner {
         ReasonerKind::Builtin => anyhow::bail!("the built-in reasoner is not available in this build yet"),
-        ReasonerKind::Llm => anyhow::bail!("the LLM reasoner is not available in this build yet"),
+        ReasonerKind::Llm => llm_reasoner(setup),
+    }
+}
+
+/// The LLM reasoner, after checking its endpoints answer (fail fast with
+/// the URL and the fix rather than degrade every phase of a session).
+fn llm_reasoner(setup: &Setup) -> anyhow::Result<Arc<dyn Reasoner>> {
+    let build = || crate::llm::LlmReasoner::from_config(&setup.config.llm, &setup.paths.config_dir);
+    let reasoner = build().map_err(|e| anyhow::anyhow!("the LLM reasoner cannot start: {e}"))?;
+    // The check runs on its own runtime and clients, so it works from sync
+    // code inside or outside a runtime and leaves no connection bound to it.
+    let checked = std::thread::scope(|s| {
+        s.spawn(|| -> Result<(), String> {
+            let probe = build().map_err(|e| e.to_string())?;
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
+            rt.block_on(crate::llm::probe::check_at_start(&probe))
+        })
+        .join()
+    });
+    match checked {
+        Ok(Ok(())) => Ok(Arc::new(reasoner)),
+        Ok(Err(message)) => Err(anyhow::anyhow!(message)),
+        Err(_) => anyhow::bail!("the LLM endpoint check panicked"),
     }
 }
 
@@ -74,13 +96,15 @@ pub fn memory(setup: &Setup) -> Arc<dyn MemoryStore> {
 
 /// Everything the engine needs to run the session in `dir`.
 pub fn parts(setup: &Setup, dir: &SessionDir) -> anyhow::Result<EngineParts> {
+    // The reasoner first: an unreachable endpoint fails before any index is built.
+    let reasoner = reasoner(setup)?;
     let progress = |line: &str| eprintln!("{line}");
     let ctx = BuildContext { config: &setup.config, paths: &setup.paths, progress: &progress };
     let chains = build_chains(&ctx)?;
     let log = LogWriter::open(&dir.log_path())
         .with_context(|| format!("cannot open the session log {}", dir.log_path().display()))?;
     Ok(EngineParts {
-        reasoner: reasoner(setup)?,
+        reasoner,
         search: Arc::new(SearchRouter::new(chains, &setup.config.search)),
         texts: Arc::new(DirTexts::new(dir.sources_dir())),
         memory: memory(setup),

@@ -81,6 +81,7 @@ pub fn validate(c: &Config) -> Vec<Invalid> {
     for (key, message) in c.web.problems() {
         v.push(Invalid { key, message });
     }
+    v.extend(crate::llm::validate(&c.llm).into_iter().map(|(key, message)| Invalid { key, message }));
     for (domain, e) in &c.source_tiers {
         if !(1..=5).contains(&e.tier) {
             v.push(Invalid {

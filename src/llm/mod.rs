@@ -1,5 +1,33 @@
-//! The LLM reasoner: any OpenAI-compatible endpoint.
+//! The LLM reasoner: any OpenAI-compatible endpoint (OpenAI, Ollama,
+//! llama.cpp's server, vLLM, OpenRouter) runs every role of the loop.
+//!
+//! `endpoint` talks HTTP (async-openai over our `transport`), `prompts` holds
+//! the templates, `render` and `compaction` build each role's prompt inside
+//! the context window, `structured` turns replies into typed values with
+//! bounded repairs, `usage` counts tokens and cost, `reasoner` ties them to
+//! the engine's `Reasoner` trait, and `probe` checks endpoints at start and
+//! for `sleuth doctor`.
 
+pub mod compaction;
 mod config;
+pub mod endpoint;
+pub mod error;
+pub mod probe;
+pub mod prompts;
+mod reasoner;
+pub mod render;
+mod role_prompts;
+pub mod schema;
+pub mod stream;
+pub mod structured;
+mod transport;
+pub mod usage;
+pub mod wire;
+mod write;
 
-pub use config::LlmConfig;
+pub use config::{
+    DEFAULT_ENDPOINT, EndpointConfig, LlmConfig, OMITTABLE, Price, ResolvedEndpoint, RoleModel, RoleModels,
+    StructuredMode, validate,
+};
+
+pub use reasoner::LlmReasoner;

@@ -1,0 +1,193 @@
+//! The real binary with the LLM reasoner: the API key never reaches a file
+//! or a log, an unreachable endpoint fails fast with the URL and the fix,
+//! and `sleuth doctor` reports on the endpoint. `SLEUTH_HOME` is a temp dir
+//! in every test.
+
+#[path = "llm_support/mod.rs"]
+mod llm_support;
+#[path = "support/scripted.rs"]
+#[allow(dead_code)]
+mod scripted;
+
+use std::path::Path;
+use std::process::Output;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use assert_cmd::cargo::CommandCargoExt;
+use llm_support::{Behaviour, FakeLlm};
+use scripted::{ScriptedProvider, corpus};
+use sleuth::engine::memory::{InMemoryStore, MemorySettings, MemoryStore};
+use sleuth::engine::ports::MemoryTexts;
+use sleuth::engine::protocol::Command as EngineCommand;
+use sleuth::engine::{Engine, EngineParts, SessionState};
+use sleuth::llm::endpoint::Endpoint;
+use sleuth::llm::prompts::Prompts;
+use sleuth::llm::{LlmConfig, LlmReasoner};
+use sleuth::search::{SearchProvider, SearchRouter};
+use sleuth::session::{LogWriter, SessionDir};
+
+const KEY: &str = "sk-test-SECRET-4f9a2c7e1b";
+
+fn write_config(home: &Path, body: &str) {
+    std::fs::create_dir_all(home).unwrap();
+    std::fs::write(home.join("config.toml"), body).unwrap();
+}
+
+/// Runs the binary off the async runtime so wiremock keeps answering.
+async fn sleuth(home: &Path, args: &[&str]) -> Output {
+    let home = home.to_path_buf();
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    tokio::task::spawn_blocking(move || {
+        std::process::Command::cargo_bin("sleuth")
+            .unwrap()
+            .args(&args)
+            .env("SLEUTH_HOME", &home)
+            .env("SLEUTH_TEST_API_KEY", KEY)
+            .env("SLEUTH_LOG", "trace")
+            .env_remove("OPENAI_API_KEY")
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap()
+}
+
+/// Every file under `dir`, with its bytes.
+fn files(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else { return out };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(files(&p));
+        } else {
+            out.push((p.clone(), std::fs::read(&p).unwrap_or_default()));
+        }
+    }
+    out
+}
+
+fn assert_no_key(dir: &Path) -> usize {
+    let all = files(dir);
+    for (path, bytes) in &all {
+        assert!(!String::from_utf8_lossy(bytes).contains(KEY), "the API key leaked into {}", path.display());
+    }
+    all.len()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_api_key_never_reaches_a_file_a_log_or_the_terminal() {
+    let fake = FakeLlm::start().await;
+    // A server that echoes the key back in its error bodies.
+    *fake.state.echo.lock().unwrap() = Some(format!("Incorrect API key provided: {KEY}"));
+    let home = tempfile::tempdir().unwrap();
+    let corpus_dir = home.path().join("corpus");
+    std::fs::create_dir_all(&corpus_dir).unwrap();
+    std::fs::write(corpus_dir.join("widgets.md"), "# Widgets\n\nWidgets connect to gadgets by a bolt.\n").unwrap();
+    write_config(
+        home.path(),
+        &format!(
+            "[research]\nreasoner = \"llm\"\npreset = \"simple\"\nask = \"first\"\n[local]\ncorpus = {:?}\n[llm]\nbase_url = \"{}\"\napi_key_env = \"SLEUTH_TEST_API_KEY\"\nmodel = \"test-model\"\n",
+            corpus_dir.display().to_string(),
+            fake.base_url()
+        ),
+    );
+    fake.queue("critique", Behaviour::Status(401, None, "unauthorized".into()));
+    let doctor = sleuth(home.path(), &["doctor", "--skip-search"]).await;
+    let run = sleuth(home.path(), &["run", "How do widgets connect to gadgets?"]).await;
+    for out in [&doctor, &run] {
+        for stream in [&out.stdout, &out.stderr] {
+            assert!(!String::from_utf8_lossy(stream).contains(KEY), "the key was printed");
+        }
+    }
+    let doctor_out = String::from_utf8_lossy(&doctor.stdout);
+    assert!(doctor_out.contains("$SLEUTH_TEST_API_KEY is set (value not shown)"), "{doctor_out}");
+    // The key was really sent, to the endpoint only.
+    let auth = fake.state.auth.lock().unwrap().clone();
+    assert!(auth.iter().any(|a| a.as_deref() == Some(&format!("Bearer {KEY}"))), "{auth:?}");
+    let written = assert_no_key(home.path());
+    let log = std::fs::read_to_string(home.path().join("logs/sleuth.log")).unwrap_or_default();
+    assert!(log.contains("LLM endpoint reachable"), "the trace log was written: {written} files");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_log_keeps_the_key_out_even_when_the_server_echoes_it() {
+    let fake = FakeLlm::start().await;
+    *fake.state.echo.lock().unwrap() = Some(format!("Incorrect API key provided: {KEY}"));
+    fake.queue("critique", Behaviour::Status(401, None, "unauthorized".into()));
+    let home = tempfile::tempdir().unwrap();
+    let dir = SessionDir::create(&home.path().join("sessions"), "key-test").unwrap();
+    let mut c = LlmConfig { base_url: fake.base_url(), model: "test-model".into(), ..LlmConfig::default() };
+    c.api_key_env = Some("SLEUTH_TEST_API_KEY".into());
+    let endpoint = Endpoint::with_env(&c.resolved_endpoints()[0], &c, |_| Some(KEY.to_string())).unwrap();
+    let reasoner = Arc::new(LlmReasoner::with_endpoints(c, Prompts::builtin(), vec![endpoint]).unwrap());
+    let settings = llm_support::settings(2);
+    let provider: Arc<dyn SearchProvider> = Arc::new(ScriptedProvider::new("web", corpus(6)));
+    let parts = EngineParts {
+        reasoner,
+        search: Arc::new(SearchRouter::new(vec![vec![provider]], &settings.search)),
+        texts: Arc::new(MemoryTexts::default()),
+        memory: Arc::new(InMemoryStore::new(MemorySettings::default())) as Arc<dyn MemoryStore>,
+        log: Box::new(LogWriter::open(&dir.log_path()).unwrap()),
+    };
+    let (engine, handle) = Engine::new(settings, parts, SessionState::default());
+    handle.commands.send(EngineCommand::Start { question: "How do widgets connect to gadgets?".into() }).unwrap();
+    let state = engine.run().await.unwrap();
+    let err = state.errors.iter().find(|e| e.phase == "critique").expect("the 401 was recorded");
+    assert!(err.message.contains("HTTP 401") && err.message.contains("[redacted]"), "{}", err.message);
+    let log = std::fs::read_to_string(dir.log_path()).unwrap();
+    assert!(log.contains("Incorrect API key provided: [redacted]"));
+    assert!(assert_no_key(home.path()) >= 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_endpoint_fails_fast_with_the_url_and_the_fix() {
+    let home = tempfile::tempdir().unwrap();
+    // Port 1 on loopback: nothing listens there.
+    write_config(home.path(), "[llm]\nbase_url = \"http://127.0.0.1:1/v1\"\n");
+    let started = Instant::now();
+    let out = sleuth(home.path(), &["run", "--reasoner", "llm", "What is a widget?"]).await;
+    assert!(started.elapsed() < Duration::from_secs(20));
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot reach the LLM endpoint at http://127.0.0.1:1/v1"), "{err}");
+    assert!(err.contains("--reasoner builtin") && err.contains("base_url"), "{err}");
+    // Nothing was recorded as a session.
+    let logs: Vec<_> =
+        files(&home.path().join("sessions")).into_iter().filter(|(p, _)| p.ends_with("events.jsonl")).collect();
+    assert!(logs.iter().all(|(_, b)| b.is_empty()), "{logs:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_reports_models_schema_support_and_round_trip() {
+    let fake = FakeLlm::start().await;
+    let home = tempfile::tempdir().unwrap();
+    let base =
+        format!("[research]\nreasoner = \"llm\"\n[llm]\nbase_url = \"{}\"\nmodel = \"test-model\"\n", fake.base_url());
+    write_config(home.path(), &format!("{base}[llm.roles]\nreview = \"fast-model\"\n"));
+    let ok = sleuth(home.path(), &["doctor", "--skip-search"]).await;
+    let table = String::from_utf8_lossy(&ok.stdout);
+    assert_eq!(ok.status.code(), Some(0), "{table}");
+    for want in [
+        "reachable",
+        "model test-model (plan, draft, critique, write, clarify)",
+        "model fast-model (review)",
+        "json_schema output",
+        "supported",
+        "chat round trip",
+        "all required checks passed",
+    ] {
+        assert!(table.contains(want), "missing `{want}` in\n{table}");
+    }
+    // A model the endpoint does not serve, and an endpoint without json_schema.
+    fake.state.reject_schema.store(true, Ordering::SeqCst);
+    write_config(home.path(), &format!("{base}[llm.roles]\nreview = \"missing-model\"\n"));
+    let bad = sleuth(home.path(), &["doctor", "--skip-search"]).await;
+    let table = String::from_utf8_lossy(&bad.stdout);
+    assert_eq!(bad.status.code(), Some(1), "{table}");
+    assert!(table.contains("model missing-model (review)") && table.contains("not among the models listed"), "{table}");
+    assert!(table.contains("rejected") && table.contains("structured_output"), "{table}");
+    assert!(table.contains("1 required check(s) failed"), "{table}");
+}
