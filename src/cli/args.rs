@@ -30,12 +30,15 @@ pub struct GlobalArgs {
 pub enum Commands {
     /// Research a question headless: progress on stderr, the report on stdout.
     Run(RunArgs),
+    /// Build or update the local corpus index (default: the configured corpus).
+    Index(IndexArgs),
 }
 
 impl Commands {
     pub fn name(&self) -> &'static str {
         match self {
             Commands::Run(_) => "run",
+            Commands::Index(_) => "index",
         }
     }
 }
@@ -52,6 +55,16 @@ pub struct RunArgs {
     /// How to answer a clarifying question without a TUI.
     #[arg(long, value_enum)]
     pub ask: Option<AskPolicy>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct IndexArgs {
+    /// Folder of .md, .txt and .html files (default: `[local] corpus`, or the
+    /// Rust documentation rustup installs).
+    pub path: Option<PathBuf>,
+    /// Rebuild from scratch instead of updating changed files only.
+    #[arg(long)]
+    pub rebuild: bool,
 }
 
 /// Flags that shape a research session; each overrides its config key.

@@ -2,6 +2,7 @@
 //! `anyhow` lives here at the edge; the library below uses typed errors.
 
 mod args;
+mod index;
 mod logging;
 mod progress;
 mod run;
@@ -47,6 +48,7 @@ pub fn main() -> ExitCode {
 async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         Some(Commands::Run(args)) => run::execute(&cli.global, args).await,
+        Some(Commands::Index(args)) => index::execute(&cli.global, args).await,
         None => anyhow::bail!(
             "the TUI is not available in this build yet; use `sleuth run \"your question\"` to research headless"
         ),
