@@ -32,6 +32,8 @@ pub enum Commands {
     Run(RunArgs),
     /// Check the LLM endpoints and search providers; non-zero exit if a required one fails.
     Doctor(DoctorArgs),
+    /// Build or update the local corpus index (default: the configured corpus).
+    Index(IndexArgs),
 }
 
 impl Commands {
@@ -39,6 +41,7 @@ impl Commands {
         match self {
             Commands::Run(_) => "run",
             Commands::Doctor(_) => "doctor",
+            Commands::Index(_) => "index",
         }
     }
 }
@@ -65,6 +68,16 @@ pub struct DoctorArgs {
     /// Check only the LLM endpoints.
     #[arg(long)]
     pub skip_search: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct IndexArgs {
+    /// Folder of .md, .txt and .html files (default: `[local] corpus`, or the
+    /// Rust documentation rustup installs).
+    pub path: Option<PathBuf>,
+    /// Rebuild from scratch instead of updating changed files only.
+    #[arg(long)]
+    pub rebuild: bool,
 }
 
 /// Flags that shape a research session; each overrides its config key.

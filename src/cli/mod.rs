@@ -3,6 +3,7 @@
 
 mod args;
 mod doctor;
+mod index;
 mod logging;
 mod progress;
 mod run;
@@ -49,6 +50,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         Some(Commands::Run(args)) => run::execute(&cli.global, args).await,
         Some(Commands::Doctor(args)) => doctor::execute(&cli.global, args).await,
+        Some(Commands::Index(args)) => index::execute(&cli.global, args).await,
         None => anyhow::bail!(
             "the TUI is not available in this build yet; use `sleuth run \"your question\"` to research headless"
         ),

@@ -7,4 +7,6 @@ mod similarity;
 
 pub use normalize::{contains_normalized, normalize_for_match};
 pub use sanitize::{sanitize, sanitize_inline};
-pub use similarity::{STOPWORDS, content_terms, fingerprint, jaccard, shingle_similarity, text_hash, word_tokens};
+pub use similarity::{
+    STOPWORDS, content_terms, fingerprint, jaccard, shingle_similarity, sorted_jaccard, text_hash, word_tokens,
+};
