@@ -119,12 +119,25 @@ pub fn styled(text: &str, base: Style, ranges: &[(Range<usize>, Style)]) -> Vec<
     spans
 }
 
-/// Untrusted multi-line text as lines, `[n]` markers in `cite`, matches of
-/// `search` in `matched`.
-pub fn prose(text: &str, base: Style, cite: Style, search: Option<(&str, Style)>) -> Vec<Line<'static>> {
+/// Untrusted multi-line text as lines: `[n]` markers in `cite`, markdown
+/// headings (`## …`) in `heading` without their hashes, matches of `search`
+/// in their style.
+pub fn prose(
+    text: &str,
+    base: Style,
+    cite: Style,
+    heading: Style,
+    search: Option<(&str, Style)>,
+) -> Vec<Line<'static>> {
     clean(text)
         .lines()
         .map(|l| {
+            let title = l.trim_start_matches('#');
+            let (l, base) = if title.len() < l.len() && (title.is_empty() || title.starts_with(' ')) {
+                (title.trim_start(), heading)
+            } else {
+                (l, base)
+            };
             let mut ranges: Vec<(Range<usize>, Style)> = citation_ranges(l).into_iter().map(|r| (r, cite)).collect();
             if let Some((term, style)) = search {
                 ranges.extend(find_all(l, term).into_iter().map(|r| (r, style)));
@@ -157,6 +170,10 @@ fn wrap_one(line: Line<'static>, width: usize, out: &mut Vec<Line<'static>>) {
     let style = line.style;
     // (char, style) cells, then greedy wrapping on word boundaries.
     let cells: Vec<(char, Style)> = line.spans.iter().flat_map(|s| s.content.chars().map(move |c| (c, s.style))).collect();
+    // Continuation lines hang under the text of an indented or bulleted line.
+    let lead = cells.iter().take_while(|(c, _)| *c == ' ').count();
+    let bullet = matches!(cells.get(lead..lead + 2), Some([(b, _), (' ', _)]) if matches!(b, '•' | '-' | '*' | '✗'));
+    let indent = (lead + if bullet { 2 } else { 0 }).min(width / 2);
     let mut current: Vec<(char, Style)> = Vec::new();
     let mut cur_w = 0;
     let mut i = 0;
@@ -167,13 +184,18 @@ fn wrap_one(line: Line<'static>, width: usize, out: &mut Vec<Line<'static>>) {
         }
         out.push(group(std::mem::take(current)).style(style));
     };
+    // Starts a continuation line: the hanging indent.
+    let hang = |current: &mut Vec<(char, Style)>| {
+        current.extend(std::iter::repeat_n((' ', Style::default()), indent));
+        indent
+    };
     while i < cells.len() {
         if cells[i].0 == ' ' {
             let cw = 1;
             if cur_w + cw > width {
                 flush(&mut current, out);
-                cur_w = 0;
-            } else if cur_w > 0 || out.len() == first {
+                cur_w = hang(&mut current);
+            } else if cur_w > indent || out.len() == first {
                 current.push(cells[i]);
                 cur_w += cw;
             }
@@ -183,11 +205,11 @@ fn wrap_one(line: Line<'static>, width: usize, out: &mut Vec<Line<'static>>) {
         let end = cells[i..].iter().position(|(c, _)| *c == ' ').map_or(cells.len(), |p| i + p);
         let word = &cells[i..end];
         let ww: usize = word.iter().map(|(c, _)| c.width().unwrap_or(0)).sum();
-        if cur_w + ww > width && cur_w > 0 {
+        if cur_w + ww > width && cur_w > 0 && (out.len() == first || cur_w > indent) {
             flush(&mut current, out);
-            cur_w = 0;
+            cur_w = hang(&mut current);
         }
-        if ww <= width {
+        if cur_w + ww <= width {
             current.extend_from_slice(word);
             cur_w += ww;
         } else {
@@ -195,7 +217,7 @@ fn wrap_one(line: Line<'static>, width: usize, out: &mut Vec<Line<'static>>) {
                 let cw = cell.0.width().unwrap_or(0);
                 if cur_w + cw > width {
                     flush(&mut current, out);
-                    cur_w = 0;
+                    cur_w = hang(&mut current);
                 }
                 current.push(cell);
                 cur_w += cw;
@@ -219,6 +241,21 @@ fn group(cells: Vec<(char, Style)>) -> Line<'static> {
     Line::from(spans)
 }
 
+/// Restyles every match of `term` inside each span of `line`.
+pub fn mark(line: Line<'static>, term: Option<&str>, style: Style) -> Line<'static> {
+    let Some(term) = term.filter(|t| !t.is_empty()) else { return line };
+    let line_style = line.style;
+    let spans: Vec<Span<'static>> = line
+        .spans
+        .into_iter()
+        .flat_map(|s| {
+            let ranges: Vec<(Range<usize>, Style)> = find_all(&s.content, term).into_iter().map(|r| (r, style)).collect();
+            if ranges.is_empty() { vec![s] } else { styled(&s.content, s.style, &ranges) }
+        })
+        .collect();
+    Line::from(spans).style(line_style)
+}
+
 /// Plain text of a line (for searching what is drawn).
 pub fn plain(line: &Line<'_>) -> String {
     line.spans.iter().map(|s| s.content.as_ref()).collect()
@@ -232,8 +269,9 @@ mod tests {
 
     #[test]
     fn escapes_never_survive() {
-        let l = prose("a \x1b]0;pwned\x07b \x1b[2Jc\tz", Style::new(), Style::new(), None);
+        let l = prose("a \x1b]0;pwned\x07b \x1b[2Jc\tz\n## Title", Style::new(), Style::new(), Style::new(), None);
         assert_eq!(plain(&l[0]), "a b c    z");
+        assert_eq!(plain(&l[1]), "Title");
     }
 
     #[test]
@@ -259,6 +297,12 @@ mod tests {
         for l in &lines {
             assert!(line_width(l) <= 6);
         }
+    }
+
+    #[test]
+    fn continuation_lines_hang_under_bullets() {
+        let lines = wrap(vec![Line::from("  • one two three four")], 12);
+        assert_eq!(lines.iter().map(plain).collect::<Vec<_>>(), vec!["  • one two", "    three", "    four"]);
     }
 
     #[test]

@@ -1,0 +1,7 @@
+//! The TUI: snapshots of every pane and mode on a test backend, flows driven
+//! by the scripted engine, and the real binary in tmux.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod snapshots;
