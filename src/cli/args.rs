@@ -8,12 +8,47 @@ use crate::engine::tiers::SourceMode;
 /// A terminal research agent: plans searches, reads sources, drafts,
 /// critiques and scores, then decides to continue, output or ask.
 #[derive(Debug, Parser)]
-#[command(name = "sleuth", version, about, long_about = None)]
+#[command(name = "sleuth", version, about, long_about = None, args_conflicts_with_subcommands = true)]
 pub struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,
     #[command(subcommand)]
     pub command: Option<Commands>,
+    /// Research this question in the terminal UI (without it, sleuth asks).
+    #[arg(value_name = "QUESTION")]
+    pub question: Option<String>,
+    #[command(flatten)]
+    pub research: ResearchArgs,
+    #[command(flatten)]
+    pub tui: TuiArgs,
+}
+
+/// Flags of the terminal UI.
+#[derive(Debug, Clone, Default, Args)]
+pub struct TuiArgs {
+    /// Theme: dark, light, high-contrast, or themes/<name>.toml in the config dir.
+    #[arg(long, value_name = "NAME")]
+    pub theme: Option<String>,
+}
+
+impl TuiArgs {
+    /// The global flags with `--theme` folded in as `tui.theme`.
+    pub fn apply(&self, global: &GlobalArgs) -> GlobalArgs {
+        let mut g = global.clone();
+        if let Some(t) = &self.theme {
+            g.set.push(format!("tui.theme={t}"));
+        }
+        g
+    }
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct OpenArgs {
+    /// A session id (or a unique start of one) or a session folder; without
+    /// it, choose from the saved sessions.
+    pub session: Option<String>,
+    #[command(flatten)]
+    pub tui: TuiArgs,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -30,12 +65,15 @@ pub struct GlobalArgs {
 pub enum Commands {
     /// Research a question headless: progress on stderr, the report on stdout.
     Run(RunArgs),
+    /// Review a saved session in the terminal UI, offline.
+    Open(OpenArgs),
 }
 
 impl Commands {
     pub fn name(&self) -> &'static str {
         match self {
             Commands::Run(_) => "run",
+            Commands::Open(_) => "open",
         }
     }
 }

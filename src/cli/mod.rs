@@ -6,12 +6,13 @@ mod logging;
 mod progress;
 mod run;
 mod setup;
+mod tui;
 
 use std::process::ExitCode;
 
 use clap::Parser;
 
-pub use args::{Cli, Commands, GlobalArgs, ResearchArgs};
+pub use args::{Cli, Commands, GlobalArgs, OpenArgs, ResearchArgs, TuiArgs};
 
 /// Exit codes a script can rely on.
 pub mod exit {
@@ -47,8 +48,7 @@ pub fn main() -> ExitCode {
 async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         Some(Commands::Run(args)) => run::execute(&cli.global, args).await,
-        None => anyhow::bail!(
-            "the TUI is not available in this build yet; use `sleuth run \"your question\"` to research headless"
-        ),
+        Some(Commands::Open(args)) => tui::open(&cli.global, args).await,
+        None => tui::start(&cli.global, cli.question, &cli.research, &cli.tui).await,
     }
 }

@@ -128,6 +128,7 @@ key_table!(
     /// The question prompt (on top of the editor keys).
     PromptKeys {
         preset => CyclePreset = ["ctrl-p"],
+        source_mode => CycleSourceMode = ["ctrl-o"],
         step_mode => ToggleStepMode = ["ctrl-t"],
     }
 );

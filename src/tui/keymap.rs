@@ -44,6 +44,7 @@ pub enum Action {
     Submit,
     Newline,
     CyclePreset,
+    CycleSourceMode,
     ToggleStepMode,
 }
 
@@ -84,6 +85,7 @@ impl Action {
             Action::Submit => "submit",
             Action::Newline => "new line",
             Action::CyclePreset => "change the preset",
+            Action::CycleSourceMode => "change the source mode",
             Action::ToggleStepMode => "toggle step mode",
         }
     }
@@ -115,6 +117,7 @@ impl Action {
             Action::Submit => "submit",
             Action::Newline => "newline",
             Action::CyclePreset => "preset",
+            Action::CycleSourceMode => "mode",
             Action::ToggleStepMode => "step mode",
             _ => self.describe(),
         }

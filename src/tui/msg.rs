@@ -8,6 +8,7 @@ use crossterm::event::{Event as TermEvent, KeyEvent};
 use crate::config::Preset;
 use crate::engine::model::SourceId;
 use crate::engine::protocol::{Command, EventRecord};
+use crate::engine::tiers::SourceMode;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Msg {
@@ -42,6 +43,7 @@ impl Msg {
 pub struct PromptAnswer {
     pub question: String,
     pub preset: Preset,
+    pub source_mode: SourceMode,
     pub step_mode: bool,
 }
 

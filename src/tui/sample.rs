@@ -278,6 +278,24 @@ impl Sample {
         w.out
     }
 
+    /// Writes the session as sleuth stores it: `<dir>/events.jsonl` and
+    /// `<dir>/sources/<n>.txt`.
+    pub fn write_to(&self, dir: &std::path::Path) -> std::io::Result<()> {
+        std::fs::create_dir_all(dir.join("sources"))?;
+        let records = self.records();
+        let mut log = String::new();
+        for r in &records {
+            log.push_str(&serde_json::to_string(r).map_err(std::io::Error::other)?);
+            log.push('\n');
+        }
+        std::fs::write(dir.join("events.jsonl"), log)?;
+        let sources = SessionState::replay(&records).sources.len() as u32;
+        for n in 1..=sources {
+            std::fs::write(dir.join("sources").join(format!("{n}.txt")), source_text(n, self.hostile_source))?;
+        }
+        Ok(())
+    }
+
     /// The folded state of [`Sample::records`].
     pub fn state(&self) -> SessionState {
         SessionState::replay(&self.records())

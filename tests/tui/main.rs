@@ -4,4 +4,6 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod e2e;
 mod snapshots;
+mod tmux;

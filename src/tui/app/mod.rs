@@ -145,7 +145,7 @@ pub struct App {
 
 impl App {
     fn new(state: SessionState, engine: Engine, theme: Theme, keymap: Keymap) -> Self {
-        let mut app = App {
+        App {
             theme,
             keymap,
             state,
@@ -162,9 +162,7 @@ impl App {
             size: (100, 30),
             now_ms: None,
             quit: false,
-        };
-        app.open_pending_ask();
-        app
+        }
     }
 
     /// A live session continuing from `state` (empty for a new one, replayed
@@ -174,6 +172,7 @@ impl App {
         if app.state.is_finished() {
             app.detail = Pane::Report;
         }
+        app.open_pending_ask();
         app
     }
 
@@ -216,6 +215,21 @@ impl App {
 
     pub fn stage(&self) -> Stage {
         self.state.stage()
+    }
+
+    /// The stage in words; in review, an earlier iteration is a moment
+    /// in the past, not a phase in progress.
+    pub fn stage_label(&self) -> String {
+        match &self.review {
+            Some(r) if r.at < r.iterations() => {
+                let decision = self.state.current().and_then(|it| it.decision.as_ref());
+                match decision {
+                    Some(d) => format!("after iteration {}: {}", r.at, d.action),
+                    None => format!("during iteration {}", r.at),
+                }
+            }
+            _ => self.stage().label().to_string(),
+        }
     }
 
     /// Active research time to show: the log's, plus the time since the

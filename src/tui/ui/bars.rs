@@ -139,8 +139,8 @@ pub fn status(app: &App, area: Rect, buf: &mut Buffer) {
         spans.push(Span::styled(format!(" {label} "), t.status_bar));
     }
     buf.set_line(area.x, area.y, &Line::from(spans), area.width);
-    let stage = app.stage().label();
-    let sw = width(stage) as u16 + 2;
+    let stage = app.stage_label();
+    let sw = width(&stage) as u16 + 2;
     let used: usize = hints(app).iter().map(|(k, l)| width(k) + width(l) + 3).sum();
     if area.width > sw && used as u16 + sw < area.width {
         buf.set_string(area.right() - sw, area.y, format!(" {stage} "), t.status_key);

@@ -108,7 +108,7 @@ impl Widget for Monitor<'_> {
                 }
                 MonitorRow::Stage => {
                     let stage = app.stage();
-                    let spans = vec![Span::styled(stage.label(), stage_style(t, stage))];
+                    let spans = vec![Span::styled(app.stage_label(), stage_style(t, stage))];
                     buf.set_line(body.x, y, &field(t, "stage", spans), body.width);
                 }
                 MonitorRow::Trend => {
