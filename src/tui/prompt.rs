@@ -107,7 +107,7 @@ impl Widget for &Prompt {
         }
         buf.set_style(Rect::new(area.x, area.y, area.width, 1), t.title);
         buf.set_string(area.x, area.y, " sleuth · a terminal research agent", t.title);
-        let frame = centered(area, area.width.saturating_sub(8).min(90), 16);
+        let frame = centered(area, area.width.saturating_sub(8).min(90), 17);
         let inner = modal(frame, buf, t, "What do you want to know?");
         let box_area = Rect::new(inner.x + 1, inner.y + 1, inner.width.saturating_sub(2), 8);
         let block = Block::default().borders(Borders::ALL).border_style(t.border_focused);

@@ -134,7 +134,7 @@ pub async fn run<B, S, I>(
 ) -> io::Result<Outcome>
 where
     B: Backend,
-    B::Error: Into<io::Error>,
+    B::Error: std::error::Error + Send + Sync + 'static,
     S: Screen,
     I: Stream<Item = io::Result<crossterm::event::Event>> + Unpin,
 {
@@ -150,7 +150,7 @@ where
     let mut engine_result = None;
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     tick.set_missed_tick_behavior(MissedTickBehavior::Delay);
-    let size = terminal.size().map_err(Into::into)?;
+    let size = terminal.size().map_err(io::Error::other)?;
     let mut queue = vec![Msg::Resize(size.width, size.height)];
     loop {
         for msg in queue.drain(..).collect::<Vec<_>>() {
@@ -176,7 +176,7 @@ where
         }
         let now = Instant::now();
         if dirty && limiter.ready(now) {
-            terminal.draw(|f| screen.view(f.area(), f.buffer_mut())).map_err(Into::into)?;
+            terminal.draw(|f| screen.view(f.area(), f.buffer_mut())).map_err(io::Error::other)?;
             draws += 1;
             limiter.drawn(now);
             dirty = false;

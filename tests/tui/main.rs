@@ -5,5 +5,6 @@
 mod support;
 
 mod e2e;
+mod live;
 mod snapshots;
 mod tmux;

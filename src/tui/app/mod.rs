@@ -169,7 +169,7 @@ impl App {
     /// to resume: an unanswered ASK shows its modal at once).
     pub fn live(state: SessionState, theme: Theme, keymap: Keymap) -> Self {
         let mut app = Self::new(state, Engine::Attached, theme, keymap);
-        if app.state.is_finished() {
+        if app.state.is_finished() || !app.state.report_stream.is_empty() {
             app.detail = Pane::Report;
         }
         app.open_pending_ask();

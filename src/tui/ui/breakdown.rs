@@ -50,10 +50,11 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     lines.push(Line::default());
     lines.push(heading(t, format!("Critique dimensions (quality {:.2})", e.quality)));
     lines.push(Line::from(Span::styled(
-        format!(
-            "  completeness {:.2} · accuracy {:.2} · relevance {:.2} · freshness {:.2} · coherence {:.2}",
-            d.completeness, d.accuracy, d.relevance, d.freshness, d.coherence
-        ),
+        format!("  completeness {:.2} · accuracy {:.2} · relevance {:.2}", d.completeness, d.accuracy, d.relevance),
+        t.modal,
+    )));
+    lines.push(Line::from(Span::styled(
+        format!("  freshness {:.2} · coherence {:.2}", d.freshness, d.coherence),
         t.modal,
     )));
     let frame = centered(area, area.width.saturating_sub(8).min(96), lines.len() as u16 + 3);
