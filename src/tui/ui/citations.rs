@@ -60,7 +60,10 @@ pub fn status(app: &App, e: &SourceEntry) -> (String, Style) {
 fn row(app: &App, e: &SourceEntry, width: usize) -> Line<'static> {
     let t = &app.theme;
     let (word, style) = status(app, e);
-    let word = if word.starts_with("rejected") { "rejected".to_string() } else { word };
+    // Wider panes have room for the rejection reason, then the site.
+    let wide = width >= 56;
+    let word_w = if wide { 20 } else { 9 };
+    let word = if !wide && word.starts_with("rejected") { "rejected".to_string() } else { truncate(&word, word_w - 1) };
     let (sym, sym_style) = match check(app, e.meta.id) {
         Check::Verified => ("✓", t.verified),
         Check::Unsupported => ("✗", t.unverified),
@@ -69,13 +72,15 @@ fn row(app: &App, e: &SourceEntry, width: usize) -> Line<'static> {
     };
     let tier = e.meta.tier.map_or("T?".to_string(), |n| format!("T{n}"));
     let title = inline(&e.meta.title);
-    let room = width.saturating_sub(6 + 9 + 3 + 2);
+    let site = if width >= 90 { format!(" — {}", inline(&e.meta.site)) } else { String::new() };
+    let room = width.saturating_sub(6 + word_w + 3 + 2 + site.chars().count());
     let line = Line::from(vec![
         Span::styled(format!("{:>5} ", e.meta.id.to_string()), t.citation),
-        Span::styled(format!("{word:<9}"), style),
+        Span::styled(format!("{word:<word_w$}"), style),
         Span::styled(format!("{tier} "), t.muted),
         Span::styled(format!("{sym} "), sym_style),
         Span::styled(truncate(&title, room), t.text),
+        Span::styled(site, t.muted),
     ]);
     mark(line, app.search_term(SearchTarget::Pane(Pane::Citations)), t.search_match)
 }
