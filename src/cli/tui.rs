@@ -160,7 +160,11 @@ fn resolve(sessions: &Path, arg: &str) -> anyhow::Result<PathBuf> {
         many => anyhow::bail!(
             "`{arg}` matches {} sessions ({}); give more of the id",
             many.len(),
-            many.iter().filter_map(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned()).collect::<Vec<_>>().join(", ")
+            many.iter()
+                .filter_map(|p| p.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     }
 }

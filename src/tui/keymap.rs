@@ -137,7 +137,8 @@ pub enum Mode {
 }
 
 impl Mode {
-    pub const ALL: [Mode; 7] = [Mode::Global, Mode::Main, Mode::Control, Mode::Ask, Mode::Steer, Mode::Editor, Mode::Prompt];
+    pub const ALL: [Mode; 7] =
+        [Mode::Global, Mode::Main, Mode::Control, Mode::Ask, Mode::Steer, Mode::Editor, Mode::Prompt];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -344,7 +345,9 @@ impl Keymap {
                 for k in keys {
                     match KeySpec::parse(k) {
                         Ok(spec) => parsed.push(spec),
-                        Err(message) => errors.push(KeyError { key: format!("tui.keys.{}.{name}", mode.name()), message }),
+                        Err(message) => {
+                            errors.push(KeyError { key: format!("tui.keys.{}.{name}", mode.name()), message })
+                        }
                     }
                 }
                 bindings.push(Binding { name, action, keys: parsed });
@@ -391,7 +394,9 @@ impl Keymap {
 
     /// The action `ev` triggers, looking in `modes` in order.
     pub fn action(&self, modes: &[Mode], ev: &KeyEvent) -> Option<Action> {
-        modes.iter().find_map(|&m| self.table(m).iter().find(|b| b.keys.iter().any(|k| k.matches(ev))).map(|b| b.action))
+        modes
+            .iter()
+            .find_map(|&m| self.table(m).iter().find(|b| b.keys.iter().any(|k| k.matches(ev))).map(|b| b.action))
     }
 
     /// The keys of `action` in `mode`, written for people (`k/↑`).

@@ -145,9 +145,7 @@ pub fn load_review(session_dir: &Path, opts: &Options) -> Result<App, TuiError> 
     let log = read_log(&session_dir.join("events.jsonl"))?;
     let mut app = App::review(log.records, opts.theme.clone(), opts.keymap.clone());
     if log.torn_tail.is_some() {
-        app.banner = Some(app::Banner::Info(
-            "the log's last line was cut off by a crash and is left out".into(),
-        ));
+        app.banner = Some(app::Banner::Info("the log's last line was cut off by a crash and is left out".into()));
     }
     Ok(app)
 }

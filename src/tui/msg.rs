@@ -19,11 +19,18 @@ pub enum Msg {
     /// One event from the engine (already in the session log).
     Engine(Box<EventRecord>),
     /// The engine task ended; `error` when it failed.
-    EngineStopped { error: Option<String> },
+    EngineStopped {
+        error: Option<String>,
+    },
     /// A source's stored text, after `Effect::LoadSource`.
-    SourceLoaded { id: SourceId, text: Option<String> },
+    SourceLoaded {
+        id: SourceId,
+        text: Option<String>,
+    },
     /// Wall-clock time, about once a second while the engine works.
-    Tick { now_ms: u64 },
+    Tick {
+        now_ms: u64,
+    },
 }
 
 impl Msg {

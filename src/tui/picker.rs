@@ -53,11 +53,8 @@ pub struct SessionSummary {
 /// Every session folder under `sessions_dir`, newest first.
 pub fn list_sessions(sessions_dir: &Path) -> Vec<SessionSummary> {
     let Ok(entries) = std::fs::read_dir(sessions_dir) else { return Vec::new() };
-    let mut out: Vec<SessionSummary> = entries
-        .flatten()
-        .filter(|e| e.path().is_dir())
-        .map(|e| summarize(&e.path()))
-        .collect();
+    let mut out: Vec<SessionSummary> =
+        entries.flatten().filter(|e| e.path().is_dir()).map(|e| summarize(&e.path())).collect();
     out.sort_by(|a, b| b.id.cmp(&a.id));
     out
 }
@@ -65,7 +62,12 @@ pub fn list_sessions(sessions_dir: &Path) -> Vec<SessionSummary> {
 fn summarize(dir: &Path) -> SessionSummary {
     let id = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let log = dir.join("events.jsonl");
-    let damaged = |why: String| SessionSummary { id: id.clone(), path: dir.to_path_buf(), question: String::new(), status: Listed::Damaged(why) };
+    let damaged = |why: String| SessionSummary {
+        id: id.clone(),
+        path: dir.to_path_buf(),
+        question: String::new(),
+        status: Listed::Damaged(why),
+    };
     let file = match std::fs::File::open(&log) {
         Ok(f) => f,
         Err(e) => return damaged(format!("no readable log ({e})")),
@@ -156,7 +158,12 @@ impl Widget for &Picker {
         pane_block(t, Line::from(truncate(&title, area.width as usize - 4)), true).render(body_area, buf);
         let body = inner(body_area);
         if self.sessions.is_empty() {
-            buf.set_string(body.x, body.y, "No saved sessions yet: start one with `sleuth \"your question\"`.", t.muted);
+            buf.set_string(
+                body.x,
+                body.y,
+                "No saved sessions yet: start one with `sleuth \"your question\"`.",
+                t.muted,
+            );
         }
         let h = body.height as usize;
         let start = self.cursor.saturating_sub(h.saturating_sub(1));

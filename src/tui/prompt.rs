@@ -101,7 +101,10 @@ impl Widget for &Prompt {
         let t = &self.theme;
         buf.set_style(area, t.text);
         if too_small(area) {
-            let msg = format!("sleuth needs at least {MIN_WIDTH}×{MIN_HEIGHT} (this terminal is {}×{})", area.width, area.height);
+            let msg = format!(
+                "sleuth needs at least {MIN_WIDTH}×{MIN_HEIGHT} (this terminal is {}×{})",
+                area.width, area.height
+            );
             buf.set_string(area.x, area.y + area.height / 2, msg, t.text);
             return;
         }

@@ -23,10 +23,10 @@ use super::app::App;
 use super::msg::{Effect, Msg};
 use super::picker::Picker;
 use super::prompt::Prompt;
+use crate::engine::EngineError;
 use crate::engine::ports::TextStore;
 use crate::engine::protocol::{Command, EventRecord};
 use crate::engine::state::SessionState;
-use crate::engine::EngineError;
 
 /// At most this many frames a second.
 pub const MAX_FPS: u32 = 30;
@@ -153,7 +153,7 @@ where
     let size = terminal.size().map_err(io::Error::other)?;
     let mut queue = vec![Msg::Resize(size.width, size.height)];
     loop {
-        for msg in queue.drain(..).collect::<Vec<_>>() {
+        for msg in std::mem::take(&mut queue) {
             dirty = true;
             for effect in screen.update(msg) {
                 match effect {
@@ -235,9 +235,7 @@ async fn next_event(events: &mut Option<&mut UnboundedReceiver<EventRecord>>) ->
 
 type EngineTask = JoinHandle<Result<SessionState, EngineError>>;
 
-async fn join(
-    task: &mut Option<&mut EngineTask>,
-) -> Result<Result<SessionState, EngineError>, tokio::task::JoinError> {
+async fn join(task: &mut Option<&mut EngineTask>) -> Result<Result<SessionState, EngineError>, tokio::task::JoinError> {
     match task {
         Some(t) => (&mut **t).await,
         None => pending().await,

@@ -90,10 +90,11 @@ impl Sample {
             let last = k == self.iterations;
             w.emit(Event::IterationStarted { iteration: k, queries: std::mem::take(&mut pending) });
             let queries: Vec<PlannedQuery> = if k == 1 {
-                let queries: Vec<PlannedQuery> = ["? operator error conversion", "From trait for errors", "Result early return"]
-                    .iter()
-                    .map(|q| PlannedQuery::new(*q, "cover the mechanism"))
-                    .collect();
+                let queries: Vec<PlannedQuery> =
+                    ["? operator error conversion", "From trait for errors", "Result early return"]
+                        .iter()
+                        .map(|q| PlannedQuery::new(*q, "cover the mechanism"))
+                        .collect();
                 w.emit(Event::Planned {
                     iteration: 1,
                     reflection: reflection(1),
@@ -193,7 +194,10 @@ impl Sample {
             });
             let confidence = (0.35 + 0.17 * f64::from(k - 1)).min(0.91);
             let prev = w.state.confidence;
-            w.emit(Event::Evaluated { iteration: k, evaluation: evaluation(confidence, confidence - prev, &critique, &draft) });
+            w.emit(Event::Evaluated {
+                iteration: k,
+                evaluation: evaluation(confidence, confidence - prev, &critique, &draft),
+            });
             let finishing = last && matches!(self.stop, Stop::Finished | Stop::Writing);
             let decision = if ask_here {
                 Decision {
@@ -340,7 +344,7 @@ impl Sample {
             site: "rust-docs".into(),
             provider: "local".into(),
             kind: SourceKind::Local,
-            tier: Some(if n % 3 == 0 { 3 } else { 1 }),
+            tier: Some(if n.is_multiple_of(3) { 3 } else { 1 }),
             source_type: Some("official".into()),
             heading: Some(format!("Section {n}")),
             published: None,
@@ -371,10 +375,7 @@ fn draft(k: u32, kept: &[SourceId], hostile: bool) -> Draft {
         md.push_str(&format!(" {text} [{}].", id.0));
         claims.push(Claim {
             text,
-            citations: vec![Citation {
-                source: *id,
-                quote: "calling From::from on it".into(),
-            }],
+            citations: vec![Citation { source: *id, quote: "calling From::from on it".into() }],
             aspect: Some(format!("aspect {}", i % 3 + 1)),
         });
     }
@@ -428,7 +429,13 @@ fn evaluation(confidence: f64, gain: f64, c: &Critique, d: &Draft) -> Evaluation
         coverage: c.aspects_addressed.len() as f64 / 4.0,
         aspects_required: 4,
         aspects_addressed: c.aspects_addressed.len(),
-        dimensions: DimensionScores { completeness: 0.6, accuracy: 0.8, relevance: 0.9, freshness: 0.7, coherence: 0.8 },
+        dimensions: DimensionScores {
+            completeness: 0.6,
+            accuracy: 0.8,
+            relevance: 0.9,
+            freshness: 0.7,
+            coherence: 0.8,
+        },
         quality: 0.76,
         verdict: c.verdict,
         severity_total: c.severity_total(),

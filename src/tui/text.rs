@@ -96,7 +96,10 @@ pub fn styled(text: &str, base: Style, ranges: &[(Range<usize>, Style)]) -> Vec<
     // Boundaries where the style may change.
     let mut cuts: Vec<usize> = vec![0, text.len()];
     for (r, _) in ranges {
-        if r.start <= text.len() && r.end <= text.len() && text.is_char_boundary(r.start) && text.is_char_boundary(r.end)
+        if r.start <= text.len()
+            && r.end <= text.len()
+            && text.is_char_boundary(r.start)
+            && text.is_char_boundary(r.end)
         {
             cuts.push(r.start);
             cuts.push(r.end);
@@ -169,7 +172,8 @@ fn line_width(line: &Line<'_>) -> usize {
 fn wrap_one(line: Line<'static>, width: usize, out: &mut Vec<Line<'static>>) {
     let style = line.style;
     // (char, style) cells, then greedy wrapping on word boundaries.
-    let cells: Vec<(char, Style)> = line.spans.iter().flat_map(|s| s.content.chars().map(move |c| (c, s.style))).collect();
+    let cells: Vec<(char, Style)> =
+        line.spans.iter().flat_map(|s| s.content.chars().map(move |c| (c, s.style))).collect();
     // Continuation lines hang under the text of an indented or bulleted line.
     let lead = cells.iter().take_while(|(c, _)| *c == ' ').count();
     let bullet = matches!(cells.get(lead..lead + 2), Some([(b, _), (' ', _)]) if matches!(b, '•' | '-' | '*' | '✗'));
@@ -249,7 +253,8 @@ pub fn mark(line: Line<'static>, term: Option<&str>, style: Style) -> Line<'stat
         .spans
         .into_iter()
         .flat_map(|s| {
-            let ranges: Vec<(Range<usize>, Style)> = find_all(&s.content, term).into_iter().map(|r| (r, style)).collect();
+            let ranges: Vec<(Range<usize>, Style)> =
+                find_all(&s.content, term).into_iter().map(|r| (r, style)).collect();
             if ranges.is_empty() { vec![s] } else { styled(&s.content, s.style, &ranges) }
         })
         .collect();

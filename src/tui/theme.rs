@@ -50,9 +50,8 @@ impl StyleSpec {
         let color = |v: &Option<String>, what: &str| -> Result<Option<Color>, String> {
             v.as_deref()
                 .map(|c| {
-                    Color::from_str(c).map_err(|_| {
-                        format!("{what} `{c}` is not a color (a name like `cyan`, `#rrggbb`, or 0-255)")
-                    })
+                    Color::from_str(c)
+                        .map_err(|_| format!("{what} `{c}` is not a color (a name like `cyan`, `#rrggbb`, or 0-255)"))
                 })
                 .transpose()
         };
@@ -217,8 +216,11 @@ impl Theme {
         let user_path = config_dir.map(|d| d.join("themes").join(format!("{name}.toml")));
         let user = match &user_path {
             Some(p) if p.is_file() => {
-                let text = std::fs::read_to_string(p)
-                    .map_err(|e| ThemeError::File { path: p.clone(), line: None, message: e.to_string() })?;
+                let text = std::fs::read_to_string(p).map_err(|e| ThemeError::File {
+                    path: p.clone(),
+                    line: None,
+                    message: e.to_string(),
+                })?;
                 Some((p.clone(), parse(&text, p)?))
             }
             _ => None,
@@ -263,17 +265,16 @@ impl Default for Theme {
 /// Every embedded theme plus the user's theme files.
 pub fn available(config_dir: Option<&Path>) -> Vec<String> {
     let mut names: Vec<String> = EMBEDDED.iter().map(|(n, _)| n.to_string()).collect();
-    if let Some(dir) = config_dir {
-        if let Ok(entries) = std::fs::read_dir(dir.join("themes")) {
-            for e in entries.flatten() {
-                let p = e.path();
-                if p.extension().is_some_and(|x| x == "toml") {
-                    if let Some(stem) = p.file_stem().and_then(|s| s.to_str()) {
-                        if !names.iter().any(|n| n == stem) {
-                            names.push(stem.to_string());
-                        }
-                    }
-                }
+    if let Some(dir) = config_dir
+        && let Ok(entries) = std::fs::read_dir(dir.join("themes"))
+    {
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.extension().is_some_and(|x| x == "toml")
+                && let Some(stem) = p.file_stem().and_then(|s| s.to_str())
+                && !names.iter().any(|n| n == stem)
+            {
+                names.push(stem.to_string());
             }
         }
     }

@@ -34,6 +34,12 @@ fn review_a_saved_session_moves_through_iterations_offline() {
     let first = t.wait_for(&["REVIEW 1 of 4", "Reflection 1"], WAIT);
     assert!(first.contains("Draft 1"), "the draft of iteration 1, not the report:\n{first}");
     assert!(!first.contains("Final report"), "{first}");
+    // Search in the reflection pane: a miss says so.
+    t.keys(&["Tab", "/"]);
+    t.type_text("zzzz");
+    t.keys(&["Enter"]);
+    t.wait_for(&["no match for `zzzz`"], WAIT);
+    t.keys(&["BTab"]);
     // Citations, a hostile source's text: plain text, the title never retitles the window.
     t.keys(&["Tab", "Tab", "j", "Enter"]);
     let source = t.wait_for(&["Source [2]", "Danger zone."], WAIT);

@@ -93,8 +93,7 @@ async fn keys_work_while_the_engine_is_silent() {
     let (commands, _cmd_rx) = tokio::sync::mpsc::unbounded_channel();
     let (_ev_tx, mut events) = tokio::sync::mpsc::unbounded_channel::<EventRecord>();
     // An engine that never says anything and never ends.
-    let mut task: tokio::task::JoinHandle<Result<SessionState, EngineError>> =
-        tokio::spawn(futures::future::pending());
+    let mut task: tokio::task::JoinHandle<Result<SessionState, EngineError>> = tokio::spawn(futures::future::pending());
     let state = Sample { stop: Stop::Paused, ..Sample::default() }.state();
     let mut app = App::live(state, Theme::default(), Keymap::default());
     let (key_tx, mut key_rx) = keys::unbounded();

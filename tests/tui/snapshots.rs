@@ -216,7 +216,12 @@ fn session_picker() {
         s("20260102-090000-1a2b", Listed::Damaged("line 1: expected value".into()), ""),
         s("20260101-000000-abcd", Listed::Finished, "How does the ? operator convert errors in Rust?"),
     ];
-    let p = Picker::new(Theme::default(), Keymap::default(), PathBuf::from("/home/me/.local/share/sleuth/sessions"), sessions);
+    let p = Picker::new(
+        Theme::default(),
+        Keymap::default(),
+        PathBuf::from("/home/me/.local/share/sleuth/sessions"),
+        sessions,
+    );
     insta::assert_snapshot!("picker_100x30", draw_widget(100, 30, &p).backend());
     insta::assert_snapshot!("picker_80x24", draw_widget(80, 24, &p).backend());
 }

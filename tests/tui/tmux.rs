@@ -25,7 +25,19 @@ impl Tmux {
             quoted.join(" ")
         );
         let t = Tmux { socket };
-        t.tmux(&["new-session", "-d", "-s", "main", "-x", &width.to_string(), "-y", &height.to_string(), "sh", "-c", &script]);
+        t.tmux(&[
+            "new-session",
+            "-d",
+            "-s",
+            "main",
+            "-x",
+            &width.to_string(),
+            "-y",
+            &height.to_string(),
+            "sh",
+            "-c",
+            &script,
+        ]);
         t
     }
 
@@ -64,11 +76,6 @@ impl Tmux {
             }
             std::thread::sleep(Duration::from_millis(100));
         }
-    }
-
-    /// The pid of the process running in the pane (the shell).
-    pub fn pane_pid(&self) -> u32 {
-        self.tmux(&["display-message", "-p", "-t", "main", "#{pane_pid}"]).trim().parse().unwrap_or(0)
     }
 
     /// The title the program set with OSC 0/2 (if any).

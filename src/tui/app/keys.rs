@@ -14,7 +14,8 @@ use crate::tui::ui;
 
 impl App {
     pub(super) fn main_key(&mut self, key: KeyEvent) -> Vec<Effect> {
-        let chain: &[Mode] = if self.is_live() { &[Mode::Control, Mode::Main, Mode::Global] } else { &[Mode::Main, Mode::Global] };
+        let chain: &[Mode] =
+            if self.is_live() { &[Mode::Control, Mode::Main, Mode::Global] } else { &[Mode::Main, Mode::Global] };
         let Some(action) = self.keymap.action(chain, &key) else { return Vec::new() };
         match action {
             Action::Quit => {
@@ -26,10 +27,8 @@ impl App {
                 }
             }
             Action::Help => self.overlays.push(Overlay::Help { scroll: 0 }),
-            Action::Back => {
-                if self.search.take().is_none() && matches!(self.banner, Some(Banner::Error(_))) {
-                    self.banner = None;
-                }
+            Action::Back if self.search.take().is_none() && matches!(self.banner, Some(Banner::Error(_))) => {
+                self.banner = None;
             }
             Action::FocusNext | Action::FocusPrev => {
                 self.focus = self.focus.step(if action == Action::FocusNext { 1 } else { -1 });
@@ -118,7 +117,10 @@ impl App {
     fn open_selected(&mut self) -> Vec<Effect> {
         match self.focus {
             Pane::Monitor => {
-                if matches!(MonitorRow::ALL.get(self.cursors.monitor), Some(MonitorRow::Confidence | MonitorRow::Coverage)) {
+                if matches!(
+                    MonitorRow::ALL.get(self.cursors.monitor),
+                    Some(MonitorRow::Confidence | MonitorRow::Coverage)
+                ) {
                     self.open_breakdown();
                 }
             }
@@ -201,14 +203,14 @@ impl App {
             self.cursors.reflection = 0;
         }
         self.selected = Some(k);
-        if let Some(review) = &mut self.review {
-            if review.at != k {
-                review.at = k;
-                self.state = review.state_at(k);
-                self.cursors.citations = self.cursors.citations.min(self.state.sources.len().saturating_sub(1));
-                self.cursors.report_pinned = false;
-                self.cursors.report = 0;
-            }
+        if let Some(review) = &mut self.review
+            && review.at != k
+        {
+            review.at = k;
+            self.state = review.state_at(k);
+            self.cursors.citations = self.cursors.citations.min(self.state.sources.len().saturating_sub(1));
+            self.cursors.report_pinned = false;
+            self.cursors.report = 0;
         }
     }
 

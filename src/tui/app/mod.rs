@@ -280,11 +280,11 @@ impl App {
             }
             Msg::SourceLoaded { id, text } => {
                 for o in &mut self.overlays {
-                    if let Overlay::Source(view) = o {
-                        if view.id == id {
-                            view.text = Some(text.clone().unwrap_or_default());
-                            view.missing = text.is_none();
-                        }
+                    if let Overlay::Source(view) = o
+                        && view.id == id
+                    {
+                        view.text = Some(text.clone().unwrap_or_default());
+                        view.missing = text.is_none();
                     }
                 }
                 Vec::new()
@@ -309,10 +309,10 @@ impl App {
                 // The pause is over: steering no longer applies.
                 self.overlays.retain(|o| !matches!(o, Overlay::Steer { .. }) && !o.is_steer_editor());
             }
-            Event::ReportDelta { .. } | Event::ReportWritten { .. } => {
-                if self.detail != Pane::Report && !self.focus.is_detail() {
-                    self.detail = Pane::Report;
-                }
+            Event::ReportDelta { .. } | Event::ReportWritten { .. }
+                if self.detail != Pane::Report && !self.focus.is_detail() =>
+            {
+                self.detail = Pane::Report;
             }
             _ => {}
         }

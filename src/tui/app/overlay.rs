@@ -14,10 +14,14 @@ use crate::tui::text::clean;
 
 #[derive(Debug, Clone)]
 pub enum Overlay {
-    Help { scroll: usize },
+    Help {
+        scroll: usize,
+    },
     Ask(AskModal),
     /// Steering at a step pause; `cursor` is on the next iteration's queries.
-    Steer { cursor: usize },
+    Steer {
+        cursor: usize,
+    },
     Editor(Editor),
     Source(SourceView),
     Breakdown,

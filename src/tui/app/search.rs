@@ -72,7 +72,9 @@ impl App {
                 Overlay::Source(v) => Some(v),
                 _ => None,
             }) {
-                Some(view) => ui::source::lines(self, view, ui::layout::overlay_text_width(self)).iter().map(plain).collect(),
+                Some(view) => {
+                    ui::source::lines(self, view, ui::layout::overlay_text_width(self)).iter().map(plain).collect()
+                }
                 None => Vec::new(),
             },
             SearchTarget::Pane(Pane::Reflection) => ui::reflection::lines(self, width).iter().map(plain).collect(),
@@ -120,7 +122,9 @@ impl App {
     fn set_position(&mut self, target: SearchTarget, i: usize) {
         match target {
             SearchTarget::Source => {
-                if let Some(Overlay::Source(v)) = self.overlays.iter_mut().rev().find(|o| matches!(o, Overlay::Source(_))) {
+                if let Some(Overlay::Source(v)) =
+                    self.overlays.iter_mut().rev().find(|o| matches!(o, Overlay::Source(_)))
+                {
                     v.scroll = i;
                 }
             }

@@ -76,7 +76,9 @@ pub fn hints(app: &App) -> Vec<(String, &'static str)> {
             k(Mode::Main, Action::SearchNext),
             k(Mode::Global, Action::Back),
         ],
-        Some(Overlay::Help { .. }) | Some(Overlay::Breakdown) => vec![("↑↓".into(), "scroll"), k(Mode::Global, Action::Back)],
+        Some(Overlay::Help { .. }) | Some(Overlay::Breakdown) => {
+            vec![("↑↓".into(), "scroll"), k(Mode::Global, Action::Back)]
+        }
         Some(Overlay::ConfirmQuit) => vec![("y".into(), "quit"), ("n".into(), "stay")],
         None => main_hints(app),
     }

@@ -32,9 +32,10 @@ pub fn check(app: &App, id: SourceId) -> Check {
         Some(v) if v.cited.contains(&id) => Check::Verified,
         Some(_) => Check::NotCited,
         None => {
-            let cited = app.shown_iteration().and_then(|it| it.draft.as_ref()).is_some_and(|d| {
-                d.claims.iter().any(|c| c.citations.iter().any(|x| x.source == id))
-            });
+            let cited = app
+                .shown_iteration()
+                .and_then(|it| it.draft.as_ref())
+                .is_some_and(|d| d.claims.iter().any(|c| c.citations.iter().any(|x| x.source == id)));
             if cited { Check::Cited } else { Check::NotCited }
         }
     }
@@ -127,7 +128,8 @@ impl Widget for Citations<'_> {
         let list_h = body.height.saturating_sub(CITATION_FOOTER + 1) as usize;
         let cursor = app.cursors.citations.min(sources.len() - 1);
         // Only the visible rows are built: a session may hold thousands.
-        let start = if sources.len() <= list_h { 0 } else { cursor.saturating_sub(list_h / 2).min(sources.len() - list_h) };
+        let start =
+            if sources.len() <= list_h { 0 } else { cursor.saturating_sub(list_h / 2).min(sources.len() - list_h) };
         for (i, e) in sources.iter().enumerate().skip(start).take(list_h) {
             let y = body.y + (i - start) as u16;
             buf.set_line(body.x, y, &row(app, e, body.width as usize), body.width);

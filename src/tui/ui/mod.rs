@@ -87,11 +87,7 @@ fn text_and_mark(area: Rect) -> (Rect, Rect) {
 
 fn render_too_small(app: &App, area: Rect, buf: &mut Buffer) {
     let text = vec![
-        Line::from(format!(
-            "sleuth needs a terminal of at least {}×{}.",
-            layout::MIN_WIDTH,
-            layout::MIN_HEIGHT
-        )),
+        Line::from(format!("sleuth needs a terminal of at least {}×{}.", layout::MIN_WIDTH, layout::MIN_HEIGHT)),
         Line::from(format!("This one is {}×{}: enlarge it, or press q to quit.", area.width, area.height)),
     ];
     let h = 2.min(area.height);

@@ -21,11 +21,7 @@ pub struct Monitor<'a>(pub &'a App);
 pub fn thresholds(state: &SessionState) -> (f64, f64) {
     let d = DecideSettings::default();
     let get = |key: &str, default: f64| {
-        state
-            .header
-            .as_ref()
-            .and_then(|h| h.config.get("decide")?.get(key)?.as_f64())
-            .unwrap_or(default)
+        state.header.as_ref().and_then(|h| h.config.get("decide")?.get(key)?.as_f64()).unwrap_or(default)
     };
     (get("confidence_threshold", d.confidence_threshold), get("coverage_threshold", d.coverage_threshold))
 }

@@ -43,10 +43,7 @@ pub fn steer(app: &App, cursor: usize, area: Rect, buf: &mut Buffer) {
         Span::styled("  (b / p in Citations)", t.muted),
     ]));
     lines.push(Line::default());
-    lines.push(Line::from(Span::styled(
-        "e edit · d delete · a add query · n add note · s step · esc close",
-        t.muted,
-    )));
+    lines.push(Line::from(Span::styled("e edit · d delete · a add query · n add note · s step · esc close", t.muted)));
     let frame = centered(area, width, lines.len() as u16 + 2);
     let inner = modal(frame, buf, t, &format!("Steer · paused after iteration {}", s.iteration()));
     for (i, l) in lines.iter().enumerate().take(inner.height as usize) {

@@ -122,7 +122,7 @@ fn logical(app: &App, it: &IterationRecord) -> Vec<Line<'static>> {
             muted(format!(" · {} issues", c.issues.len())),
         ]));
         let mut issues: Vec<_> = c.issues.iter().collect();
-        issues.sort_by(|a, b| b.severity.cmp(&a.severity));
+        issues.sort_by_key(|i| std::cmp::Reverse(i.severity));
         for i in issues {
             out.push(Line::from(vec![
                 Span::styled(format!("  [{:?}]", i.severity).to_lowercase(), severity_style(t, i.severity)),
@@ -156,10 +156,7 @@ fn logical(app: &App, it: &IterationRecord) -> Vec<Line<'static>> {
         out.push(Line::from(muted(format!("  {}", inline(&d.detail)))));
     }
     if let Some(ask) = it.ask_id.as_ref().and_then(|id| app.state.asks.iter().find(|a| &a.ask_id == id)) {
-        out.push(Line::from(vec![
-            Span::styled("Asked ", t.heading),
-            text(inline(&ask.clarification.question)),
-        ]));
+        out.push(Line::from(vec![Span::styled("Asked ", t.heading), text(inline(&ask.clarification.question))]));
         let answer = ask.answer.as_ref().map_or("(waiting for the answer)".to_string(), |a| inline(a.as_text()));
         out.push(Line::from(Span::styled(format!("  answer: {answer}"), t.decision_ask)));
     }
@@ -178,7 +175,10 @@ fn logical(app: &App, it: &IterationRecord) -> Vec<Line<'static>> {
         }
     }
     for e in app.state.errors.iter().filter(|e| e.iteration == it.iteration) {
-        out.push(Line::from(Span::styled(format!("error in {}: {}", inline(&e.phase), inline(&e.message)), t.rejected)));
+        out.push(Line::from(Span::styled(
+            format!("error in {}: {}", inline(&e.phase), inline(&e.message)),
+            t.rejected,
+        )));
     }
     out
 }

@@ -61,29 +61,29 @@ pub fn lines(app: &App, width: usize) -> Vec<Line<'static>> {
     };
     out.push(Line::default());
     out.extend(prose(body, t.text, t.citation, t.heading, search));
-    if let Some(r) = &s.report {
-        if !r.caveats.is_empty() {
-            out.push(Line::default());
-            out.push(heading(t, "Caveats"));
-            for c in &r.caveats {
-                out.push(Line::from(Span::styled(format!("  • {}", inline(c)), t.severity_medium)));
-            }
+    if let Some(r) = &s.report
+        && !r.caveats.is_empty()
+    {
+        out.push(Line::default());
+        out.push(heading(t, "Caveats"));
+        for c in &r.caveats {
+            out.push(Line::from(Span::styled(format!("  • {}", inline(c)), t.severity_medium)));
         }
     }
-    if let Some(v) = &s.verification {
-        if !v.unsupported.is_empty() || !v.unknown_ids.is_empty() {
-            out.push(Line::default());
-            out.push(heading(t, "Not verified"));
-            for u in &v.unsupported {
-                let src = u.source.map_or(String::new(), |id| format!(" {id}"));
-                out.push(Line::from(vec![
-                    Span::styled(format!("  ✗{src} "), t.unverified),
-                    Span::styled(format!("{} — {}", inline(&u.claim), inline(&u.why)), t.text),
-                ]));
-            }
-            for id in &v.unknown_ids {
-                out.push(Line::from(Span::styled(format!("  ✗ [{id}] names no retrieved source"), t.unverified)));
-            }
+    if let Some(v) = &s.verification
+        && (!v.unsupported.is_empty() || !v.unknown_ids.is_empty())
+    {
+        out.push(Line::default());
+        out.push(heading(t, "Not verified"));
+        for u in &v.unsupported {
+            let src = u.source.map_or(String::new(), |id| format!(" {id}"));
+            out.push(Line::from(vec![
+                Span::styled(format!("  ✗{src} "), t.unverified),
+                Span::styled(format!("{} — {}", inline(&u.claim), inline(&u.why)), t.text),
+            ]));
+        }
+        for id in &v.unknown_ids {
+            out.push(Line::from(Span::styled(format!("  ✗ [{id}] names no retrieved source"), t.unverified)));
         }
     }
     wrap(out, width)

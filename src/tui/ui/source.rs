@@ -49,10 +49,9 @@ pub fn lines(app: &App, view: &SourceView, width: usize) -> Vec<Line<'static>> {
     out.push(Line::default());
     match (&view.text, view.missing) {
         (None, _) => out.push(Line::from(Span::styled("loading…", t.muted))),
-        (Some(_), true) => out.push(Line::from(Span::styled(
-            "the text of this source was not stored with the session",
-            t.rejected,
-        ))),
+        (Some(_), true) => {
+            out.push(Line::from(Span::styled("the text of this source was not stored with the session", t.rejected)))
+        }
         (Some(text), false) => {
             let term = app.search_term(SearchTarget::Source);
             for para in clean(text).lines() {

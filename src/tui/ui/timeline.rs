@@ -30,7 +30,8 @@ fn row<'a>(app: &App, it: &IterationRecord, width: usize) -> Line<'a> {
         Some(d) => {
             let mut label = d.action.to_string();
             if d.action == Action::Ask {
-                let answered = app.state.asks.iter().any(|a| Some(&a.ask_id) == it.ask_id.as_ref() && a.answer.is_some());
+                let answered =
+                    app.state.asks.iter().any(|a| Some(&a.ask_id) == it.ask_id.as_ref() && a.answer.is_some());
                 label.push_str(if answered { " ✓" } else { " …" });
             }
             spans.push(Span::styled(format!("{label:<9}"), action_style(t, d.action)));

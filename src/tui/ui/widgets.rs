@@ -39,12 +39,14 @@ pub fn scrolled(lines: &[Line<'_>], scroll: usize, area: Rect, buf: &mut Buffer,
     for (i, line) in lines.iter().skip(scroll).take(h).enumerate() {
         buf.set_line(area.x, area.y + i as u16, line, area.width);
     }
-    if let Some((col, style)) = mark {
-        if lines.len() > h && h > 0 && col.height > 0 {
-            let max = lines.len() - h;
-            let pos = (scroll * (h - 1)).checked_div(max).unwrap_or(0);
-            buf.set_string(col.x, col.y + pos as u16, "┃", style);
-        }
+    if let Some((col, style)) = mark
+        && lines.len() > h
+        && h > 0
+        && col.height > 0
+    {
+        let max = lines.len() - h;
+        let pos = (scroll * (h - 1)).checked_div(max).unwrap_or(0);
+        buf.set_string(col.x, col.y + pos as u16, "┃", style);
     }
 }
 
