@@ -67,6 +67,8 @@ pub enum Commands {
     Run(RunArgs),
     /// Review a saved session in the terminal UI, offline.
     Open(OpenArgs),
+    /// Build or update the local corpus index (default: the configured corpus).
+    Index(IndexArgs),
 }
 
 impl Commands {
@@ -74,6 +76,7 @@ impl Commands {
         match self {
             Commands::Run(_) => "run",
             Commands::Open(_) => "open",
+            Commands::Index(_) => "index",
         }
     }
 }
@@ -90,6 +93,16 @@ pub struct RunArgs {
     /// How to answer a clarifying question without a TUI.
     #[arg(long, value_enum)]
     pub ask: Option<AskPolicy>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct IndexArgs {
+    /// Folder of .md, .txt and .html files (default: `[local] corpus`, or the
+    /// Rust documentation rustup installs).
+    pub path: Option<PathBuf>,
+    /// Rebuild from scratch instead of updating changed files only.
+    #[arg(long)]
+    pub rebuild: bool,
 }
 
 /// Flags that shape a research session; each overrides its config key.

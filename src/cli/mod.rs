@@ -2,6 +2,7 @@
 //! `anyhow` lives here at the edge; the library below uses typed errors.
 
 mod args;
+mod index;
 mod logging;
 mod progress;
 mod run;
@@ -48,6 +49,7 @@ pub fn main() -> ExitCode {
 async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         Some(Commands::Run(args)) => run::execute(&cli.global, args).await,
+        Some(Commands::Index(args)) => index::execute(&cli.global, args).await,
         Some(Commands::Open(args)) => tui::open(&cli.global, args).await,
         None => tui::start(&cli.global, cli.question, &cli.research, &cli.tui).await,
     }
