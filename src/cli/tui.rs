@@ -25,6 +25,9 @@ pub async fn start(
     }
     let mut setup = setup::load(&flags.apply(global), Some(research))?;
     let opts = Options::from_config(&setup.config.tui, Some(&setup.paths.config_dir))?;
+    if !tui::has_terminal() {
+        return Err(tui::TuiError::NotATerminal.into());
+    }
     let id = new_session_id();
     let dir = SessionDir::create(&setup.paths.sessions_dir(), &id)
         .with_context(|| format!("cannot create the session folder under {}", setup.paths.sessions_dir().display()))?;
@@ -37,7 +40,14 @@ pub async fn start(
             return Err(e);
         }
     };
-    let mut term = Tui::enter(setup.log.file.clone())?;
+    let mut term = match Tui::enter(setup.log.file.clone()) {
+        Ok(t) => t,
+        Err(e) => {
+            drop(parts);
+            discard_if_empty(&dir.path);
+            return Err(e.into());
+        }
+    };
     let question = match question {
         Some(q) => q,
         None => {
@@ -112,6 +122,9 @@ pub async fn open(global: &GlobalArgs, args: OpenArgs) -> anyhow::Result<u8> {
         Some(dir) => Some(tui::load_review(dir, &opts)?),
         None => None,
     };
+    if !tui::has_terminal() {
+        return Err(tui::TuiError::NotATerminal.into());
+    }
     let mut term = Tui::enter(setup.log.file.clone())?;
     let result = async {
         let (dir, app) = match (chosen, app) {

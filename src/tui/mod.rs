@@ -28,7 +28,7 @@ pub use app::App;
 pub use config::{KeyConfig, TuiConfig};
 pub use keymap::Keymap;
 pub use msg::{Effect, Msg, PromptAnswer};
-pub use term::{Tui, restore};
+pub use term::{Tui, has_terminal, restore};
 pub use theme::Theme;
 
 use crate::config::Preset;

@@ -30,9 +30,14 @@ pub struct Tui {
     previous_hook: Hook,
 }
 
+/// Whether stdin and stdout are a terminal the TUI can take over.
+pub fn has_terminal() -> bool {
+    stdout().is_terminal() && std::io::stdin().is_terminal()
+}
+
 impl Tui {
     pub fn enter(log_file: Option<PathBuf>) -> Result<Self, TuiError> {
-        if !stdout().is_terminal() || !std::io::stdin().is_terminal() {
+        if !has_terminal() {
             return Err(TuiError::NotATerminal);
         }
         let previous_hook: Hook = Arc::new(std::panic::take_hook());

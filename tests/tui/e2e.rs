@@ -184,7 +184,8 @@ fn quitting_at_an_ask_keeps_it_open_in_the_log() {
     let corpus = home.path().join("corpus");
     mercury_corpus(&corpus);
     let set_corpus = format!("local.corpus={}", corpus.display());
-    let args = ["--set", &set_corpus, "--set", "local.tier=5", "--set", "search.results_per_query=8", "What is mercury?"];
+    let args =
+        ["--set", &set_corpus, "--set", "local.tier=5", "--set", "search.results_per_query=8", "What is mercury?"];
     let t = Tmux::start("quit-ask", home.path(), &args, 100, 30);
     t.wait_for(&["sleuth asks (iteration 1)"], WAIT);
     t.keys(&["q"]);

@@ -6,6 +6,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod cli;
 mod e2e;
 mod live;
 mod snapshots;

@@ -135,15 +135,26 @@ fn first_key(app: &App, mode: Mode, action: Action) -> String {
 pub fn status(app: &App, area: Rect, buf: &mut Buffer) {
     let t = &app.theme;
     buf.set_style(area, t.status_bar);
+    let hints = hints(app);
+    let cost = |(k, l): &(String, &str)| width(k) + width(l) + 3;
+    // The last two (help and quit, or the window's way out) always show;
+    // others are left out, whole, when the bar is too narrow.
+    let tail: usize = hints.iter().rev().take(2).map(cost).sum();
+    let room = (area.width as usize).saturating_sub(tail);
+    let mut used = 0;
     let mut spans = Vec::new();
-    for (key, label) in hints(app) {
-        spans.push(Span::styled(format!(" {key}"), t.status_key));
-        spans.push(Span::styled(format!(" {label} "), t.status_bar));
+    for (i, h) in hints.iter().enumerate() {
+        let is_tail = i + 2 >= hints.len();
+        if !is_tail && used + cost(h) > room {
+            continue;
+        }
+        used += cost(h);
+        spans.push(Span::styled(format!(" {}", h.0), t.status_key));
+        spans.push(Span::styled(format!(" {} ", h.1), t.status_bar));
     }
     buf.set_line(area.x, area.y, &Line::from(spans), area.width);
     let stage = app.stage_label();
     let sw = width(&stage) as u16 + 2;
-    let used: usize = hints(app).iter().map(|(k, l)| width(k) + width(l) + 3).sum();
     if area.width > sw && used as u16 + sw < area.width {
         buf.set_string(area.right() - sw, area.y, format!(" {stage} "), t.status_key);
     }
