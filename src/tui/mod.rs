@@ -9,6 +9,7 @@
 pub mod app;
 mod config;
 pub mod keymap;
+mod keyspec;
 pub mod msg;
 pub mod picker;
 pub mod prompt;

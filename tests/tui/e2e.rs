@@ -101,7 +101,7 @@ fn mercury_corpus(dir: &std::path::Path) {
     for (group, vocab) in [("planet", planet), ("metal", metal)] {
         let words: Vec<&str> = vocab.split_whitespace().collect();
         for d in 0..4u64 {
-            let mut seed = 0x9e37_79b9_7f4a_7c15_u64 ^ (d + 1) * 0x1000_0001 ^ group.len() as u64;
+            let mut seed = 0x9e37_79b9_7f4a_7c15_u64 ^ ((d + 1) * 0x1000_0001) ^ group.len() as u64;
             let mut next = |n: usize| {
                 seed ^= seed << 13;
                 seed ^= seed >> 7;
