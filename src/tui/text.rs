@@ -171,26 +171,29 @@ fn line_width(line: &Line<'_>) -> usize {
 
 fn wrap_one(line: Line<'static>, width: usize, out: &mut Vec<Line<'static>>) {
     let style = line.style;
-    // (char, style) cells, then greedy wrapping on word boundaries.
-    let cells: Vec<(char, Style)> =
-        line.spans.iter().flat_map(|s| s.content.chars().map(move |c| (c, s.style))).collect();
+    let spans = &line.spans;
+    // (char, span index) cells, then greedy wrapping on word boundaries.
+    const INDENT: usize = usize::MAX;
+    let cells: Vec<(char, usize)> =
+        spans.iter().enumerate().flat_map(|(i, s)| s.content.chars().map(move |c| (c, i))).collect();
     // Continuation lines hang under the text of an indented or bulleted line.
     let lead = cells.iter().take_while(|(c, _)| *c == ' ').count();
     let bullet = matches!(cells.get(lead..lead + 2), Some([(b, _), (' ', _)]) if matches!(b, '•' | '-' | '*' | '✗'));
     let indent = (lead + if bullet { 2 } else { 0 }).min(width / 2);
-    let mut current: Vec<(char, Style)> = Vec::new();
+    let mut current: Vec<(char, usize)> = Vec::with_capacity(width + 1);
     let mut cur_w = 0;
     let mut i = 0;
     let first = out.len();
-    let flush = |current: &mut Vec<(char, Style)>, out: &mut Vec<Line<'static>>| {
+    let flush = |current: &mut Vec<(char, usize)>, out: &mut Vec<Line<'static>>| {
         while current.last().is_some_and(|(c, _)| *c == ' ') {
             current.pop();
         }
-        out.push(group(std::mem::take(current)).style(style));
+        out.push(group(current, spans).style(style));
+        current.clear();
     };
     // Starts a continuation line: the hanging indent.
-    let hang = |current: &mut Vec<(char, Style)>| {
-        current.extend(std::iter::repeat_n((' ', Style::default()), indent));
+    let hang = |current: &mut Vec<(char, usize)>| {
+        current.extend(std::iter::repeat_n((' ', INDENT), indent));
         indent
     };
     while i < cells.len() {
@@ -234,15 +237,21 @@ fn wrap_one(line: Line<'static>, width: usize, out: &mut Vec<Line<'static>>) {
     }
 }
 
-fn group(cells: Vec<(char, Style)>) -> Line<'static> {
-    let mut spans: Vec<Span<'static>> = Vec::new();
-    for (c, s) in cells {
-        match spans.last_mut() {
-            Some(last) if last.style == s => last.content.to_mut().push(c),
-            _ => spans.push(Span::styled(c.to_string(), s)),
+/// Cells back into spans: runs of one source span become one span.
+fn group(cells: &[(char, usize)], spans: &[Span<'static>]) -> Line<'static> {
+    let mut out: Vec<Span<'static>> = Vec::new();
+    let mut last = None;
+    for &(c, i) in cells {
+        match out.last_mut() {
+            Some(span) if last == Some(i) => span.content.to_mut().push(c),
+            _ => {
+                let style = spans.get(i).map_or_else(Style::default, |s| s.style);
+                out.push(Span::styled(c.to_string(), style));
+                last = Some(i);
+            }
         }
     }
-    Line::from(spans)
+    Line::from(out)
 }
 
 /// Restyles every match of `term` inside each span of `line`.

@@ -79,15 +79,24 @@ impl Widget for ThresholdGauge<'_> {
         let filled = ((self.value.clamp(0.0, 1.0) * w as f64).round() as usize).min(w);
         let mark = ((self.threshold.clamp(0.0, 1.0) * w as f64).round() as usize).min(w.saturating_sub(1));
         let fill = Self::level_style(self.theme, self.value, self.threshold);
-        for i in 0..w {
-            let (sym, style) = if i == mark {
-                ("│", self.theme.threshold)
-            } else if i < filled {
-                ("█", fill)
-            } else {
-                ("░", self.theme.gauge_empty)
-            };
-            buf.set_string(area.x + i as u16, area.y, sym, style);
+        // Runs, not cells: filled and empty before the mark, the mark, then after it.
+        let empty = self.theme.gauge_empty;
+        let before_filled = filled.min(mark);
+        let after = w - mark - 1;
+        let after_filled = filled.saturating_sub(mark + 1).min(after);
+        let runs = [
+            ("█", before_filled, fill),
+            ("░", mark - before_filled, empty),
+            ("│", 1, self.theme.threshold),
+            ("█", after_filled, fill),
+            ("░", after - after_filled, empty),
+        ];
+        let mut x = area.x;
+        for (sym, n, style) in runs {
+            if n > 0 {
+                buf.set_string(x, area.y, sym.repeat(n), style);
+                x += n as u16;
+            }
         }
     }
 }
