@@ -14,6 +14,57 @@ pub struct Cli {
     pub global: GlobalArgs,
     #[command(subcommand)]
     pub command: Option<Commands>,
+    /// Research this question in the terminal UI (without it, sleuth asks).
+    #[arg(value_name = "QUESTION")]
+    pub question: Option<String>,
+    #[command(flatten)]
+    pub research: ResearchArgs,
+    #[command(flatten)]
+    pub tui: TuiArgs,
+}
+
+/// Flags of the terminal UI.
+#[derive(Debug, Clone, Default, PartialEq, Args)]
+pub struct TuiArgs {
+    /// Theme: dark, light, high-contrast, or themes/<name>.toml in the config dir.
+    #[arg(long, value_name = "NAME")]
+    pub theme: Option<String>,
+}
+
+impl Cli {
+    /// Flags of the default command given together with a subcommand (they
+    /// would be ignored): the name of the first, for the error message.
+    /// `--config` and `--set` are global and work anywhere.
+    pub fn misplaced_flag(&self) -> Option<&'static str> {
+        self.command.as_ref()?;
+        if self.research != ResearchArgs::default() {
+            return Some("research flags such as --preset");
+        }
+        if self.tui != TuiArgs::default() {
+            return Some("--theme");
+        }
+        None
+    }
+}
+
+impl TuiArgs {
+    /// The global flags with `--theme` folded in as `tui.theme`.
+    pub fn apply(&self, global: &GlobalArgs) -> GlobalArgs {
+        let mut g = global.clone();
+        if let Some(t) = &self.theme {
+            g.set.push(format!("tui.theme={t}"));
+        }
+        g
+    }
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct OpenArgs {
+    /// A session id (or a unique start of one) or a session folder; without
+    /// it, choose from the saved sessions.
+    pub session: Option<String>,
+    #[command(flatten)]
+    pub tui: TuiArgs,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -32,6 +83,8 @@ pub enum Commands {
     Run(RunArgs),
     /// Check the LLM endpoints and search providers; non-zero exit if a required one fails.
     Doctor(DoctorArgs),
+    /// Review a saved session in the terminal UI, offline.
+    Open(OpenArgs),
     /// Build or update the local corpus index (default: the configured corpus).
     Index(IndexArgs),
 }
@@ -41,6 +94,7 @@ impl Commands {
         match self {
             Commands::Run(_) => "run",
             Commands::Doctor(_) => "doctor",
+            Commands::Open(_) => "open",
             Commands::Index(_) => "index",
         }
     }
@@ -81,7 +135,7 @@ pub struct IndexArgs {
 }
 
 /// Flags that shape a research session; each overrides its config key.
-#[derive(Debug, Clone, Default, Args)]
+#[derive(Debug, Clone, Default, PartialEq, Args)]
 pub struct ResearchArgs {
     /// simple (2 iterations), standard (5) or deep (10).
     #[arg(long, value_enum)]

@@ -8,12 +8,13 @@ mod logging;
 mod progress;
 mod run;
 mod setup;
+mod tui;
 
 use std::process::ExitCode;
 
 use clap::Parser;
 
-pub use args::{Cli, Commands, DoctorArgs, GlobalArgs, ResearchArgs};
+pub use args::{Cli, Commands, DoctorArgs, GlobalArgs, OpenArgs, ResearchArgs, TuiArgs};
 
 /// Exit codes a script can rely on.
 pub mod exit {
@@ -47,12 +48,14 @@ pub fn main() -> ExitCode {
 }
 
 async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
+    if let Some(flag) = cli.misplaced_flag() {
+        anyhow::bail!("{flag} must come after the subcommand, e.g. `sleuth run --preset deep \"question\"`");
+    }
     match cli.command {
         Some(Commands::Run(args)) => run::execute(&cli.global, args).await,
         Some(Commands::Doctor(args)) => doctor::execute(&cli.global, args).await,
         Some(Commands::Index(args)) => index::execute(&cli.global, args).await,
-        None => anyhow::bail!(
-            "the TUI is not available in this build yet; use `sleuth run \"your question\"` to research headless"
-        ),
+        Some(Commands::Open(args)) => tui::open(&cli.global, args).await,
+        None => tui::start(&cli.global, cli.question, &cli.research, &cli.tui).await,
     }
 }

@@ -1,0 +1,183 @@
+//! `sleuth` (the TUI on a new session, asking for the question when none
+//! is given) and `sleuth open` (review a saved session, offline).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use super::args::{GlobalArgs, OpenArgs, ResearchArgs, TuiArgs};
+use super::{exit, setup};
+use crate::engine::model::Outcome;
+use crate::engine::protocol::Command;
+use crate::engine::{Engine, SessionState};
+use crate::session::{SessionDir, new_session_id};
+use crate::tui::{self, LiveSession, Options, Tui};
+
+pub async fn start(
+    global: &GlobalArgs,
+    question: Option<String>,
+    research: &ResearchArgs,
+    flags: &TuiArgs,
+) -> anyhow::Result<u8> {
+    let question = question.map(|q| q.trim().to_string());
+    if question.as_deref() == Some("") {
+        anyhow::bail!("the question is empty; ask something, or run `sleuth` alone to type it");
+    }
+    let mut setup = setup::load(&flags.apply(global), Some(research))?;
+    let opts = Options::from_config(&setup.config.tui, Some(&setup.paths.config_dir))?;
+    if !tui::has_terminal() {
+        return Err(tui::TuiError::NotATerminal.into());
+    }
+    let id = new_session_id();
+    let dir = SessionDir::create(&setup.paths.sessions_dir(), &id)
+        .with_context(|| format!("cannot create the session folder under {}", setup.paths.sessions_dir().display()))?;
+    // Everything that may print (building the corpus index) happens before
+    // the TUI owns the terminal.
+    let parts = match setup::parts(&setup, &dir) {
+        Ok(p) => p,
+        Err(e) => {
+            discard_if_empty(&dir.path);
+            return Err(e);
+        }
+    };
+    let mut term = match Tui::enter(setup.log.file.clone()) {
+        Ok(t) => t,
+        Err(e) => {
+            drop(parts);
+            discard_if_empty(&dir.path);
+            return Err(e.into());
+        }
+    };
+    let question = match question {
+        Some(q) => q,
+        None => {
+            let r = &setup.config.research;
+            match tui::prompt(&mut term, &opts, r.preset, r.source_mode, r.step_mode).await? {
+                Some(answer) => {
+                    setup.config.research.preset = answer.preset;
+                    setup.config.research.source_mode = answer.source_mode;
+                    setup.config.research.step_mode = answer.step_mode;
+                    answer.question
+                }
+                None => {
+                    drop(term);
+                    drop(parts);
+                    discard_if_empty(&dir.path);
+                    return Ok(exit::OK);
+                }
+            }
+        }
+    };
+    tracing::info!(session = %id, "TUI session");
+    let settings = setup::engine_settings(&setup.config, &id);
+    let (engine, handle) = Engine::new(settings, parts, SessionState::default());
+    handle.commands.send(Command::Start { question }).ok();
+    let task = tokio::spawn(engine.run());
+    let session = LiveSession { task, handle, state: SessionState::default(), session_dir: dir.path.clone() };
+    let end = tui::live(&mut term, &opts, session).await;
+    drop(term);
+    let end = end?;
+    Ok(farewell(&end.state, &end.engine, &dir.path, &id))
+}
+
+/// Says where the session is and how to come back to it; the exit code.
+fn farewell(state: &SessionState, engine: &Option<Result<SessionState, String>>, dir: &Path, id: &str) -> u8 {
+    if let Some(Err(e)) = engine {
+        eprintln!("sleuth: the engine stopped: {e}");
+    }
+    eprintln!("session saved: {}", dir.display());
+    eprintln!("  review it: sleuth open {id}");
+    if !state.is_finished() {
+        let why = if state.open_ask().is_some() { " (a question waits for your answer)" } else { "" };
+        eprintln!("  unfinished{why}: sleuth resume {id}");
+    }
+    match (&state.outcome, engine) {
+        (_, Some(Err(_))) => exit::ERROR,
+        (Some(Outcome::Cancelled), _) => exit::CANCELLED,
+        (Some(Outcome::Failed { .. }), _) => exit::ERROR,
+        _ => exit::OK,
+    }
+}
+
+/// A session folder whose log never got an event is removed.
+fn discard_if_empty(dir: &Path) {
+    let log = dir.join("events.jsonl");
+    let empty = std::fs::metadata(&log).map(|m| m.len() == 0).unwrap_or(true);
+    if empty {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+pub async fn open(global: &GlobalArgs, args: OpenArgs) -> anyhow::Result<u8> {
+    let setup = setup::load(&args.tui.apply(global), None)?;
+    let opts = Options::from_config(&setup.config.tui, Some(&setup.paths.config_dir))?;
+    let sessions = setup.paths.sessions_dir();
+    let chosen = match &args.session {
+        Some(s) => Some(resolve(&sessions, s)?),
+        None => None,
+    };
+    // A named session is read before the terminal is taken: a bad log is
+    // reported as a plain error.
+    let app = match &chosen {
+        Some(dir) => Some(tui::load_review(dir, &opts)?),
+        None => None,
+    };
+    if !tui::has_terminal() {
+        return Err(tui::TuiError::NotATerminal.into());
+    }
+    let mut term = Tui::enter(setup.log.file.clone())?;
+    let result = async {
+        let (dir, app) = match (chosen, app) {
+            (Some(dir), Some(app)) => (dir, app),
+            _ => loop {
+                let Some(dir) = tui::pick(&mut term, &opts, &sessions).await? else { return Ok(()) };
+                match tui::load_review(&dir, &opts) {
+                    Ok(app) => break (dir, app),
+                    // Listed but unreadable past its header: say so, pick again.
+                    Err(e) => tracing::warn!(error = %e, "cannot open the chosen session"),
+                }
+            },
+        };
+        tui::review(&mut term, app, &dir).await
+    }
+    .await;
+    drop(term);
+    result?;
+    Ok(exit::OK)
+}
+
+/// A session folder from an id, a unique id prefix, or a path.
+fn resolve(sessions: &Path, arg: &str) -> anyhow::Result<PathBuf> {
+    let as_path = PathBuf::from(arg);
+    if as_path.join("events.jsonl").is_file() {
+        return Ok(as_path);
+    }
+    if as_path.file_name().is_some_and(|n| n == "events.jsonl") && as_path.is_file() {
+        return Ok(as_path.parent().map(Path::to_path_buf).unwrap_or_default());
+    }
+    if sessions.join(arg).is_dir() {
+        return Ok(sessions.join(arg));
+    }
+    let matches: Vec<PathBuf> = std::fs::read_dir(sessions)
+        .map(|rd| rd.flatten().map(|e| e.path()).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(arg)))
+        .collect();
+    match matches.as_slice() {
+        [one] => Ok(one.clone()),
+        [] => anyhow::bail!(
+            "no session `{arg}` in {}; run `sleuth open` to choose from the saved sessions",
+            sessions.display()
+        ),
+        many => anyhow::bail!(
+            "`{arg}` matches {} sessions ({}); give more of the id",
+            many.len(),
+            many.iter()
+                .filter_map(|p| p.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}

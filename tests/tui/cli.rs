@@ -1,0 +1,54 @@
+//! The TUI's command line without a terminal: clear errors, nothing left behind.
+
+use assert_cmd::Command;
+use sleuth::tui::sample::Sample;
+
+fn sleuth(home: &std::path::Path) -> Command {
+    let mut c = Command::cargo_bin("sleuth").unwrap();
+    c.env("SLEUTH_HOME", home).env_remove("SLEUTH_LOG");
+    c
+}
+
+#[test]
+fn without_a_terminal_the_tui_says_so_and_leaves_no_session() {
+    let home = tempfile::tempdir().unwrap();
+    let out = sleuth(home.path()).arg("What is the orphan rule?").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("needs a terminal") && err.contains("sleuth run"), "{err}");
+    let sessions = home.path().join("sessions");
+    let left = std::fs::read_dir(&sessions).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(left, 0, "no empty session folder is left behind");
+}
+
+#[test]
+fn open_names_a_missing_session_and_a_bad_theme_before_taking_the_terminal() {
+    let home = tempfile::tempdir().unwrap();
+    Sample::default().write_to(&home.path().join("sessions/20260101-000000-abcd")).unwrap();
+    let out = sleuth(home.path()).args(["open", "nope"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no session `nope`") && err.contains("sleuth open"), "{err}");
+    let out = sleuth(home.path()).args(["open", "2026", "--theme", "neon"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown theme `neon`") && err.contains("high-contrast"), "{err}");
+    std::fs::write(home.path().join("config.toml"), "[tui.keys.control]\nstep = [\"j\"]\n").unwrap();
+    let out = sleuth(home.path()).args(["open", "2026"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("config.toml") && err.contains("tui.keys"), "{err}");
+}
+
+#[test]
+fn a_damaged_log_is_a_plain_error_naming_the_line() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("sessions/20260101-000000-abcd");
+    Sample::default().write_to(&dir).unwrap();
+    let log = std::fs::read_to_string(dir.join("events.jsonl")).unwrap();
+    let mut lines: Vec<&str> = log.lines().collect();
+    lines[3] = "{not json";
+    std::fs::write(dir.join("events.jsonl"), lines.join("\n") + "\n").unwrap();
+    let out = sleuth(home.path()).args(["open", "20260101-000000-abcd"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("line 4") && err.contains("events.jsonl"), "{err}");
+}

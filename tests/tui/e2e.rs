@@ -1,0 +1,203 @@
+//! The real binary in tmux. Skipped (with a printed reason) only when tmux
+//! is missing.
+
+use std::time::Duration;
+
+use sleuth::tui::sample::{Sample, Stop};
+
+use super::tmux::{self, Tmux};
+
+const WAIT: Duration = Duration::from_secs(20);
+
+fn skip() -> bool {
+    if tmux::available() {
+        return false;
+    }
+    eprintln!("SKIPPED: tmux is not installed; the TUI end-to-end tests need it");
+    true
+}
+
+#[test]
+fn review_a_saved_session_moves_through_iterations_offline() {
+    if skip() {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let id = "20260101-000000-abcd";
+    Sample { iterations: 4, hostile_source: true, ..Sample::default() }
+        .write_to(&home.path().join("sessions").join(id))
+        .unwrap();
+    let t = Tmux::start("review", home.path(), &["open", id], 100, 30);
+    let last = t.wait_for(&["REVIEW 4 of 4", "Final report", "finished"], WAIT);
+    assert!(last.contains("Iterations (4/5)"), "{last}");
+    t.keys(&["Left", "Left", "Left"]);
+    let first = t.wait_for(&["REVIEW 1 of 4", "Reflection 1"], WAIT);
+    assert!(first.contains("Draft 1"), "the draft of iteration 1, not the report:\n{first}");
+    assert!(!first.contains("Final report"), "{first}");
+    // Search in the reflection pane: a miss says so.
+    t.keys(&["Tab", "/"]);
+    t.type_text("zzzz");
+    t.keys(&["Enter"]);
+    t.wait_for(&["no match for `zzzz`"], WAIT);
+    t.keys(&["BTab"]);
+    // Citations, a hostile source's text: plain text, the title never retitles the window.
+    t.keys(&["Tab", "Tab", "j", "Enter"]);
+    let source = t.wait_for(&["Source [2]", "Danger zone."], WAIT);
+    assert!(!source.contains("pwned"), "an OSC title sequence reached the screen:\n{source}");
+    assert!(!t.pane_title().contains("pwned"), "the window title was changed by source text");
+    t.keys(&["Escape", "q"]);
+    let end = t.wait_for(&["[exit 0]"], WAIT);
+    assert!(!end.contains("REVIEW"), "the terminal is restored:\n{end}");
+}
+
+#[test]
+fn open_without_a_session_lists_them_and_a_damaged_one_is_named() {
+    if skip() {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let sessions = home.path().join("sessions");
+    Sample { stop: Stop::AskOpen, ..Sample::default() }.write_to(&sessions.join("20260101-000000-aaaa")).unwrap();
+    std::fs::create_dir_all(sessions.join("20260102-000000-bbbb")).unwrap();
+    std::fs::write(sessions.join("20260102-000000-bbbb/events.jsonl"), "{oops\n").unwrap();
+    let t = Tmux::start("picker", home.path(), &["open"], 100, 30);
+    let list = t.wait_for(&["Saved sessions (2)", "damaged", "unfinished"], WAIT);
+    assert!(list.contains("How does the ? operator"), "{list}");
+    t.keys(&["Enter"]);
+    t.wait_for(&["cannot be opened"], WAIT);
+    t.keys(&["j", "Enter"]);
+    let review = t.wait_for(&["REVIEW 3 of 3", "waiting for your answer"], WAIT);
+    assert!(!review.contains("sleuth asks"), "review never answers: no ASK window\n{review}");
+    t.keys(&["q"]);
+    t.wait_for(&["[exit 0]"], WAIT);
+}
+
+#[test]
+fn a_too_small_terminal_says_the_minimum_and_resizing_redraws() {
+    if skip() {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let id = "20260101-000000-abcd";
+    Sample::default().write_to(&home.path().join("sessions").join(id)).unwrap();
+    let t = Tmux::start("small", home.path(), &["open", id], 70, 20);
+    t.wait_for(&["at least 80×24", "70×20"], WAIT);
+    t.resize(100, 30);
+    t.wait_for(&["REVIEW 3 of 3"], WAIT);
+    t.keys(&["q"]);
+    t.wait_for(&["[exit 0]"], WAIT);
+}
+
+/// A corpus where "mercury" has two unrelated meanings (the planet, the
+/// metal): the built-in reasoner asks which one is meant. Each document
+/// mixes its group's vocabulary in a different order, so documents of one
+/// group share words but are not near-duplicates.
+fn mercury_corpus(dir: &std::path::Path) {
+    let planet = "orbit sun planet crater spacecraft telescope astronomer radar solar system eccentric perihelion \
+                  messenger mariner basin scarp magnetic core rotation resonance elongation horizon dusk dawn asteroid";
+    let metal = "liquid metal element quicksilver cinnabar thermometer barometer amalgam vapour toxic methylmercury \
+                 chemist alloy gold silver dentist mining furnace mineral atomic symbol kelvin poison fish battery";
+    std::fs::create_dir_all(dir).unwrap();
+    for (group, vocab) in [("planet", planet), ("metal", metal)] {
+        let words: Vec<&str> = vocab.split_whitespace().collect();
+        for d in 0..4u64 {
+            let mut seed = 0x9e37_79b9_7f4a_7c15_u64 ^ ((d + 1) * 0x1000_0001) ^ group.len() as u64;
+            let mut next = |n: usize| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                (seed % n as u64) as usize
+            };
+            let mut text = format!("# Mercury the {group}, part {d}\n\n");
+            for _ in 0..9 {
+                let mut pick: Vec<&str> = Vec::new();
+                while pick.len() < 7 {
+                    let w = words[next(words.len())];
+                    if !pick.contains(&w) {
+                        pick.push(w);
+                    }
+                }
+                text.push_str(&format!("Mercury {} and {}. ", pick[..3].join(" "), pick[3..].join(" ")));
+            }
+            std::fs::write(dir.join(format!("{group}-{d}.md")), text).unwrap();
+        }
+    }
+}
+
+/// The `session saved: <dir>` line printed after the TUI closes: the id.
+fn saved_session(screen: &str) -> String {
+    let line = screen.lines().find(|l| l.contains("session saved:")).expect("the session is named");
+    line.trim().rsplit('/').next().unwrap().trim().to_string()
+}
+
+#[test]
+fn research_live_step_twice_answer_the_ask_then_review() {
+    if skip() {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let corpus = home.path().join("corpus");
+    mercury_corpus(&corpus);
+    std::fs::write(
+        home.path().join("config.toml"),
+        format!(
+            "[research]\nstep_mode = true\n\n[local]\ncorpus = \"{}\"\ntier = 5\n\n[search]\nresults_per_query = 8\n",
+            corpus.display()
+        ),
+    )
+    .unwrap();
+    let t = Tmux::start("live", home.path(), &[], 100, 30);
+    // No question on the command line: the prompt asks for it.
+    t.wait_for(&["What do you want to know?", "step mode   on"], WAIT);
+    t.type_text("What is mercury?");
+    t.keys(&["Enter"]);
+    let ask = t.wait_for(&["sleuth asks (iteration 1)", "unrelated senses", "Other…"], WAIT);
+    assert!(ask.contains("1. ") && ask.contains("2. "), "two meanings offered:\n{ask}");
+    t.keys(&["Enter"]);
+    let paused = t.wait_for(&["paused (step mode)", "ASK ✓"], WAIT);
+    assert!(paused.contains("Iterations (1/"), "{paused}");
+    t.keys(&["s"]);
+    t.wait_for(&["Iterations (2/", "paused (step mode)"], WAIT);
+    t.keys(&["s"]);
+    let done = t.wait_for(&["Iterations (3/", "finished"], WAIT);
+    assert!(done.contains("OUTPUT"), "{done}");
+    t.keys(&["q"]);
+    let bye = t.wait_for(&["[exit 0]", "session saved:"], WAIT);
+    let id = saved_session(&bye);
+    drop(t);
+
+    let t = Tmux::start("reopen", home.path(), &["open", &id], 100, 30);
+    t.wait_for(&["REVIEW 3 of 3", "finished"], WAIT);
+    t.keys(&["Left", "Left"]);
+    let first = t.wait_for(&["REVIEW 1 of 3", "after iteration 1: ASK"], WAIT);
+    assert!(first.contains("ASK ✓"), "the answered ask is shown:\n{first}");
+    t.keys(&["q"]);
+    t.wait_for(&["[exit 0]"], WAIT);
+}
+
+#[test]
+fn quitting_at_an_ask_keeps_it_open_in_the_log() {
+    if skip() {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let corpus = home.path().join("corpus");
+    mercury_corpus(&corpus);
+    let set_corpus = format!("local.corpus={}", corpus.display());
+    let args =
+        ["--set", &set_corpus, "--set", "local.tier=5", "--set", "search.results_per_query=8", "What is mercury?"];
+    let t = Tmux::start("quit-ask", home.path(), &args, 100, 30);
+    t.wait_for(&["sleuth asks (iteration 1)"], WAIT);
+    t.keys(&["q"]);
+    let bye = t.wait_for(&["[exit 0]", "a question waits for your answer"], WAIT);
+    let id = saved_session(&bye);
+    let log = sleuth::session::read_log(&home.path().join("sessions").join(&id).join("events.jsonl")).unwrap();
+    let state = sleuth::engine::SessionState::replay(&log.records);
+    let ask = state.open_ask().expect("the ask is still open in the log");
+    // Resuming folds the same log: the live view opens the ASK window again.
+    let app = sleuth::tui::App::live(state.clone(), sleuth::tui::Theme::default(), sleuth::tui::Keymap::default());
+    assert!(
+        matches!(app.overlays.last(), Some(sleuth::tui::app::Overlay::Ask(m)) if m.ask_id == ask.ask_id),
+        "the reopened session asks again"
+    );
+}
