@@ -8,6 +8,7 @@ pub mod convergence;
 pub mod decide;
 pub mod evaluate;
 pub mod fallback;
+pub mod imported;
 pub mod memory;
 pub mod model;
 pub mod next;
