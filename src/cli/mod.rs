@@ -2,10 +2,19 @@
 //! `anyhow` lives here at the edge; the library below uses typed errors.
 
 mod args;
+mod drive;
+mod export;
+mod fork;
 mod logging;
+mod memory;
 mod progress;
+mod recorded;
+mod resume;
 mod run;
+mod session_args;
+mod sessions;
 mod setup;
+mod stats;
 
 use std::process::ExitCode;
 
@@ -47,6 +56,12 @@ pub fn main() -> ExitCode {
 async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         Some(Commands::Run(args)) => run::execute(&cli.global, args).await,
+        Some(Commands::Sessions(args)) => sessions::execute(args),
+        Some(Commands::Resume(args)) => resume::execute(&cli.global, args).await,
+        Some(Commands::Fork(args)) => fork::execute(&cli.global, args).await,
+        Some(Commands::Export(args)) => export::execute(&cli.global, args),
+        Some(Commands::Stats(args)) => stats::execute(args),
+        Some(Commands::Memory(args)) => memory::execute(&cli.global, args),
         None => anyhow::bail!(
             "the TUI is not available in this build yet; use `sleuth run \"your question\"` to research headless"
         ),

@@ -39,8 +39,16 @@ impl Redactor {
     /// The values of every environment variable the configuration names in
     /// a key ending in `_env` (`llm.api_key_env`, a web provider's key, …).
     pub fn from_config(config: &serde_json::Value) -> Self {
+        Self::from_configs(&[config])
+    }
+
+    /// The secrets named by any of these configurations (a session's
+    /// recorded one and the current one may name different variables).
+    pub fn from_configs(configs: &[&serde_json::Value]) -> Self {
         let mut names = Vec::new();
-        env_names(config, &mut names);
+        for c in configs {
+            env_names(c, &mut names);
+        }
         Self::new(names.iter().filter_map(|n| std::env::var(n).ok()))
     }
 

@@ -176,10 +176,11 @@ fn metrics(state: &SessionState) -> SessionMetrics {
         if decision.action == Action::Continue {
             m.continue_decisions += 1;
         }
-        if let Some((Action::Continue, before)) = previous {
-            if decision.action == Action::Output && confidence <= before {
-                m.reversals += 1;
-            }
+        if let Some((Action::Continue, before)) = previous
+            && decision.action == Action::Output
+            && confidence <= before
+        {
+            m.reversals += 1;
         }
         previous = Some((decision.action, confidence));
     }
@@ -211,10 +212,12 @@ pub enum Freshness {
 pub fn load_summary(dir: &SessionDir) -> Result<(SessionSummary, Freshness), LogError> {
     let log_path = dir.log_path();
     let log_len = std::fs::metadata(&log_path).map(|m| m.len()).ok();
-    if let (Some(len), Some(stored)) = (log_len, read_stored(&dir.summary_path())) {
-        if stored.summary_version == SUMMARY_VERSION && stored.log_bytes == len && stored.id == dir.id {
-            return Ok((stored, Freshness::Stored));
-        }
+    if let (Some(len), Some(stored)) = (log_len, read_stored(&dir.summary_path()))
+        && stored.summary_version == SUMMARY_VERSION
+        && stored.log_bytes == len
+        && stored.id == dir.id
+    {
+        return Ok((stored, Freshness::Stored));
     }
     let log = read_log(&log_path)?;
     let state = SessionState::replay(&log.records);
