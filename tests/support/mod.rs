@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+pub mod disk;
 pub mod scripted;
 
 use std::sync::Arc;
