@@ -30,10 +30,11 @@ pub fn execute(global: &GlobalArgs, args: ExportArgs) -> anyhow::Result<u8> {
     if let Some(folder) = &args.iterations {
         write_iterations(folder, &state, &summary, &redactor)?;
     }
-    let format = match (args.format, &args.iterations) {
-        (Some(f), _) => Some(ExportFormat::from(f)),
-        (None, Some(_)) => None,
-        (None, None) => Some(ExportFormat::Markdown),
+    // `--iterations DIR` alone writes only the folder.
+    let format = match (args.format, &args.iterations, &args.output) {
+        (Some(f), ..) => Some(ExportFormat::from(f)),
+        (None, Some(_), None) => None,
+        (None, ..) => Some(ExportFormat::Markdown),
     };
     let Some(format) = format else { return Ok(exit::OK) };
     let text = export(&state, &summary, format);

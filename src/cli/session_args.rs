@@ -86,7 +86,7 @@ pub struct ExportArgs {
     /// Session id, a unique prefix of one, or `last`.
     pub id: String,
     /// md (report, sources, iterations appendix), json, bibtex or csl-json.
-    /// Default: md, unless only --iterations is given.
+    /// Default: md, unless --iterations is given without --output.
     #[arg(long, value_enum)]
     pub format: Option<FormatArg>,
     /// Write to this file instead of stdout.

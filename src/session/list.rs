@@ -59,11 +59,14 @@ pub struct ListedSession {
     /// Pid of the process writing it, when running.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pid: Option<u32>,
+    /// When the folder last changed: a damaged session's place in the order.
+    #[serde(skip)]
+    pub modified_ms: u64,
 }
 
 impl ListedSession {
     pub fn started_at_ms(&self) -> u64 {
-        self.summary.as_ref().map_or(0, |s| s.started_at_ms)
+        self.summary.as_ref().map_or(self.modified_ms, |s| s.started_at_ms)
     }
 
     /// Case-insensitive match on the id or the question.
@@ -113,15 +116,25 @@ pub fn list_one(dir: &SessionDir) -> ListedSession {
                 (LoggedStatus::Cancelled, None) => Status::Cancelled,
                 (LoggedStatus::Failed { .. }, None) => Status::Failed,
             };
-            ListedSession { id: dir.id.clone(), status, summary: Some(summary), problem: None, pid }
+            ListedSession { id: dir.id.clone(), status, summary: Some(summary), problem: None, pid, modified_ms: 0 }
         }
         Err(e) => ListedSession {
             id: dir.id.clone(),
             // A session created a moment ago has no header yet.
             status: if pid.is_some() { Status::Running } else { Status::Damaged },
             summary: None,
-            problem: Some(e.to_string()),
+            // The folder is implied by the row: name the file only.
+            problem: Some(e.to_string().replace(&format!("{}{}", dir.path.display(), std::path::MAIN_SEPARATOR), "")),
             pid,
+            modified_ms: modified_ms(dir),
         },
     }
+}
+
+fn modified_ms(dir: &SessionDir) -> u64 {
+    let log = std::fs::metadata(dir.log_path()).or_else(|_| std::fs::metadata(&dir.path));
+    log.and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_millis() as u64)
 }
