@@ -41,8 +41,28 @@ async fn populate(home: &Path) {
     let root = home.join("sessions");
     let p = || ScriptedProvider::new("scripted", corpus(10));
     let q = format!("How do widgets connect to gadgets with key {SECRET}?");
-    run_new(&root, "20250101-090000-aaaa", support::settings(3), ScriptedReasoner::new(turns(false)), p(), memory(), &q, OnAsk::Choose(0)).await;
-    run_new(&root, "20250102-090000-bbbb", support::settings(3), ScriptedReasoner::new(turns(true)), p(), memory(), "Which widget is blue?", OnAsk::Detach).await;
+    run_new(
+        &root,
+        "20250101-090000-aaaa",
+        support::settings(3),
+        ScriptedReasoner::new(turns(false)),
+        p(),
+        memory(),
+        &q,
+        OnAsk::Choose(0),
+    )
+    .await;
+    run_new(
+        &root,
+        "20250102-090000-bbbb",
+        support::settings(3),
+        ScriptedReasoner::new(turns(true)),
+        p(),
+        memory(),
+        "Which widget is blue?",
+        OnAsk::Detach,
+    )
+    .await;
     let damaged = SessionDir::create(&root, "20250103-090000-cccc").unwrap();
     std::fs::write(damaged.log_path(), "{\"seq\":1,\"garbage\n{}\n").unwrap();
 }
@@ -62,10 +82,14 @@ async fn sessions_lists_newest_first_with_status_and_filters() {
     assert_eq!(rows.len(), 4, "{table}");
     assert!(rows[1].starts_with("20250103-090000-cccc") && rows[1].contains("damaged"), "{table}");
     assert!(rows[2].starts_with("20250102-090000-bbbb") && rows[2].contains("waiting on ASK"), "{table}");
-    assert!(rows[3].starts_with("20250101-090000-aaaa") && rows[3].contains("finished") && rows[3].contains("$0.0000"), "{table}");
+    assert!(
+        rows[3].starts_with("20250101-090000-aaaa") && rows[3].contains("finished") && rows[3].contains("$0.0000"),
+        "{table}"
+    );
     let filtered = stdout(sleuth(home.path()).args(["sessions", "--filter", "BLUE"]));
     assert_eq!(filtered.lines().count(), 2, "{filtered}");
-    let json: serde_json::Value = serde_json::from_str(&stdout(sleuth(home.path()).args(["sessions", "--json"]))).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(sleuth(home.path()).args(["sessions", "--json"]))).unwrap();
     let statuses: Vec<&str> = json.as_array().unwrap().iter().map(|s| s["status"].as_str().unwrap()).collect();
     assert_eq!(statuses, vec!["damaged", "waiting_on_ask", "finished"]);
     assert_eq!(json[2]["summary"]["iterations"], json[2]["summary"]["iterations"].as_u64().unwrap().max(1));
@@ -101,7 +125,12 @@ async fn resume_names_the_pid_holding_the_session_and_refuses_damaged_ones() {
 async fn fork_creates_a_session_sharing_the_log_up_to_an_iteration() {
     let home = tempfile::tempdir().unwrap();
     populate(home.path()).await;
-    let out = sleuth(home.path()).args(["fork", "20250102-090000-bbbb", "--from", "1", "--create-only"]).assert().success().get_output().clone();
+    let out = sleuth(home.path())
+        .args(["fork", "20250102-090000-bbbb", "--from", "1", "--create-only"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
     let new_id = String::from_utf8(out.stdout).unwrap().trim().to_string();
     let err = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(err.contains("at iteration 1") && err.contains("events shared"), "{err}");
@@ -111,7 +140,12 @@ async fn fork_creates_a_session_sharing_the_log_up_to_an_iteration() {
     assert!(state.asks.is_empty() && state.iteration() == 1 && state.iterations[0].decision.is_none());
     let table = stdout(sleuth(home.path()).arg("sessions"));
     assert!(table.lines().any(|l| l.starts_with(&new_id) && l.contains("interrupted")), "{table}");
-    let out = sleuth(home.path()).args(["fork", "20250102-090000-bbbb", "--from", "9", "--create-only"]).assert().failure().get_output().clone();
+    let out = sleuth(home.path())
+        .args(["fork", "20250102-090000-bbbb", "--from", "9", "--create-only"])
+        .assert()
+        .failure()
+        .get_output()
+        .clone();
     assert!(String::from_utf8_lossy(&out.stderr).contains("--from must be between 0 and 1"));
 }
 
@@ -126,9 +160,14 @@ async fn exports_in_every_format_carry_citations_sources_and_no_secret() {
     assert!(md.contains("[1]") && md.contains("## Sources") && md.contains("<https://docs.example.org/page"), "{md}");
     assert!(md.contains("accessed 20") && md.contains("cited"), "{md}");
     assert!(md.contains("## Appendix: iterations") && md.contains("### Iteration 1"), "{md}");
-    assert!(md.contains("**Reflection**") && md.contains("**Decision:**") && md.contains("**Scores:** confidence"), "{md}");
+    assert!(
+        md.contains("**Reflection**") && md.contains("**Decision:**") && md.contains("**Scores:** confidence"),
+        "{md}"
+    );
 
-    let json: serde_json::Value = serde_json::from_str(&stdout(sleuth(home.path()).args(["export", id, "--format", "json"]).args(keyed))).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(sleuth(home.path()).args(["export", id, "--format", "json"]).args(keyed)))
+            .unwrap();
     assert_eq!(json["summary"]["id"], id);
     assert!(json["session"]["report"]["markdown"].is_string());
 
@@ -138,25 +177,49 @@ async fn exports_in_every_format_carry_citations_sources_and_no_secret() {
     assert_eq!(bib.matches("urldate = {").count(), entries);
     assert_eq!(bib.matches('{').count(), bib.matches('}').count(), "braces balance");
 
-    let csl: serde_json::Value = serde_json::from_str(&stdout(sleuth(home.path()).args(["export", id, "--format", "csl-json"]).args(keyed))).unwrap();
+    let csl: serde_json::Value =
+        serde_json::from_str(&stdout(sleuth(home.path()).args(["export", id, "--format", "csl-json"]).args(keyed)))
+            .unwrap();
     let items = csl.as_array().unwrap();
     assert_eq!(items.len(), entries);
-    assert!(items.iter().all(|i| i["type"] == "webpage" && i["URL"].is_string() && i["accessed"]["date-parts"][0].is_array()));
+    assert!(
+        items
+            .iter()
+            .all(|i| i["type"] == "webpage" && i["URL"].is_string() && i["accessed"]["date-parts"][0].is_array())
+    );
 
     let iterations = home.path().join("its");
     let out_md = home.path().join("report.md");
-    sleuth(home.path()).args(["export", id, "--iterations"]).arg(&iterations).args(["-o"]).arg(&out_md).args(keyed).assert().success();
-    let state = sleuth::engine::SessionState::replay(&read_log(&SessionDir::new(&home.path().join("sessions"), id).log_path()).unwrap().records);
-    let mut names: Vec<String> = std::fs::read_dir(&iterations).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    sleuth(home.path())
+        .args(["export", id, "--iterations"])
+        .arg(&iterations)
+        .args(["-o"])
+        .arg(&out_md)
+        .args(keyed)
+        .assert()
+        .success();
+    let state = sleuth::engine::SessionState::replay(
+        &read_log(&SessionDir::new(&home.path().join("sessions"), id).log_path()).unwrap().records,
+    );
+    let mut names: Vec<String> = std::fs::read_dir(&iterations)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
     names.sort();
     assert_eq!(names.len() as u32, state.iteration() + 1, "{names:?}");
     assert_eq!(names[0], "iteration-001.json");
     assert!(names.contains(&"session.json".to_string()));
-    let session: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(iterations.join("session.json")).unwrap()).unwrap();
+    let session: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(iterations.join("session.json")).unwrap()).unwrap();
     assert_eq!(session["total_iterations"], state.iteration());
     assert_eq!(session["final_status"]["status"], "finished");
-    let first: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(iterations.join("iteration-001.json")).unwrap()).unwrap();
-    assert!(first["reflection"]["plan"].is_string() && first["decision"]["action"].is_string() && first["evaluation"]["confidence"].is_number());
+    let first: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(iterations.join("iteration-001.json")).unwrap()).unwrap();
+    assert!(
+        first["reflection"]["plan"].is_string()
+            && first["decision"]["action"].is_string()
+            && first["evaluation"]["confidence"].is_number()
+    );
 
     // The log holds the key (written without a redactor, as a leak would be);
     // no export does.
@@ -189,7 +252,14 @@ async fn stats_reports_the_loop_metrics() {
     assert_eq!(json["search_failures"], 0);
     assert!(json["loop_duration"]["median_secs"].is_number());
     let table = stdout(sleuth(home.path()).arg("stats"));
-    for label in ["avg iterations", "convergence rate", "cost per 0.1 confidence", "decision reversals", "loop duration", "search failures"] {
+    for label in [
+        "avg iterations",
+        "convergence rate",
+        "cost per 0.1 confidence",
+        "decision reversals",
+        "loop duration",
+        "search failures",
+    ] {
         assert!(table.contains(label), "{label}: {table}");
     }
 }

@@ -15,7 +15,7 @@ use sleuth::engine::{Engine, SessionState};
 use sleuth::session::list::{Status, list_one, list_sessions};
 use sleuth::session::memory::FileMemoryStore;
 use sleuth::session::summary::{Freshness, LoggedStatus, load_summary};
-use sleuth::session::{OpenError, Redactor, SessionDir, SessionLog, fork, follow_up, open_session, read_log};
+use sleuth::session::{OpenError, Redactor, SessionDir, SessionLog, follow_up, fork, open_session, read_log};
 use support::disk::{OnAsk, drive, parts, run_new};
 use support::scripted::{ScriptedProvider, ScriptedReasoner, Turn, corpus};
 
@@ -55,7 +55,13 @@ fn assert_gapless(records: &[EventRecord]) {
 }
 
 /// Opens session `id`, continues it with the scripted parts, returns its end state.
-async fn resume(root: &Path, id: &str, settings: sleuth::engine::settings::EngineSettings, reasoner: ScriptedReasoner, on_ask: OnAsk) -> SessionState {
+async fn resume(
+    root: &Path,
+    id: &str,
+    settings: sleuth::engine::settings::EngineSettings,
+    reasoner: ScriptedReasoner,
+    on_ask: OnAsk,
+) -> SessionState {
     let opened = open_session(root, id, Redactor::default()).unwrap();
     let mut settings = settings;
     settings.session_id = id.to_string();
@@ -70,7 +76,17 @@ async fn resume(root: &Path, id: &str, settings: sleuth::engine::settings::Engin
 async fn a_crash_mid_phase_loses_nothing_and_the_resumed_report_equals_an_uninterrupted_one() {
     let home = tempfile::tempdir().unwrap();
     let root = home.path().join("sessions");
-    let reference = run_new(&root, "reference", support::settings(3), ScriptedReasoner::new(turns()), provider(), memory(), QUESTION, OnAsk::Choose(0)).await;
+    let reference = run_new(
+        &root,
+        "reference",
+        support::settings(3),
+        ScriptedReasoner::new(turns()),
+        provider(),
+        memory(),
+        QUESTION,
+        OnAsk::Choose(0),
+    )
+    .await;
     assert!(reference.iteration() >= 2, "the reference should take several iterations");
 
     // The same session, killed while iteration 2 is drafting.
@@ -96,14 +112,16 @@ async fn a_crash_mid_phase_loses_nothing_and_the_resumed_report_equals_an_uninte
     // And a crash in the middle of writing the next line.
     let torn = "{\"seq\":999,\"at_ms\":1,\"elapsed_ms\":1,\"event\":{\"type\":\"drafted\",\"itera";
     std::fs::OpenOptions::new().append(true).open(dir.log_path()).unwrap();
-    std::fs::write(dir.log_path(), [std::fs::read(dir.log_path()).unwrap(), torn.as_bytes().to_vec()].concat()).unwrap();
+    std::fs::write(dir.log_path(), [std::fs::read(dir.log_path()).unwrap(), torn.as_bytes().to_vec()].concat())
+        .unwrap();
     assert_eq!(list_one(&dir).status, Status::Interrupted);
 
     let opened = open_session(&root, "crashed", Redactor::default()).unwrap();
     assert!(opened.notices.iter().any(|n| n.contains("cut short")), "{:?}", opened.notices);
     assert_eq!(opened.records, before);
     drop(opened);
-    let resumed = resume(&root, "crashed", support::settings(3), ScriptedReasoner::new(turns()), OnAsk::Choose(0)).await;
+    let resumed =
+        resume(&root, "crashed", support::settings(3), ScriptedReasoner::new(turns()), OnAsk::Choose(0)).await;
 
     let after = records(&root, "crashed");
     assert_eq!(&after[..before.len()], &before[..], "every event written before the crash is kept");
@@ -124,14 +142,27 @@ async fn a_crash_mid_phase_loses_nothing_and_the_resumed_report_equals_an_uninte
 async fn a_session_waiting_on_an_ask_asks_again_when_resumed() {
     let home = tempfile::tempdir().unwrap();
     let root = home.path().join("sessions");
-    let waiting = run_new(&root, "asking", support::settings(3), ScriptedReasoner::new(ask_turns()), provider(), memory(), QUESTION, OnAsk::Detach).await;
+    let waiting = run_new(
+        &root,
+        "asking",
+        support::settings(3),
+        ScriptedReasoner::new(ask_turns()),
+        provider(),
+        memory(),
+        QUESTION,
+        OnAsk::Detach,
+    )
+    .await;
     assert!(waiting.outcome.is_none());
     let ask = waiting.open_ask().expect("an open ask").clone();
     let listed = list_one(&SessionDir::new(&root, "asking"));
     assert_eq!(listed.status, Status::WaitingOnAsk);
-    assert!(matches!(listed.summary.unwrap().status, LoggedStatus::WaitingOnAsk { ref question } if *question == ask.clarification.question));
+    assert!(
+        matches!(listed.summary.unwrap().status, LoggedStatus::WaitingOnAsk { ref question } if *question == ask.clarification.question)
+    );
 
-    let done = resume(&root, "asking", support::settings(3), ScriptedReasoner::new(ask_turns()), OnAsk::Choose(1)).await;
+    let done =
+        resume(&root, "asking", support::settings(3), ScriptedReasoner::new(ask_turns()), OnAsk::Choose(1)).await;
     assert!(done.is_finished());
     assert_eq!(done.asks.len(), 1, "the same ask is answered, not a new one raised");
     assert!(done.constraints.iter().any(|c| c.contains("the red widget")), "{:?}", done.constraints);
@@ -142,7 +173,17 @@ async fn a_session_waiting_on_an_ask_asks_again_when_resumed() {
 async fn a_fork_answers_an_ask_differently_and_shares_the_log_before_the_decision() {
     let home = tempfile::tempdir().unwrap();
     let root = home.path().join("sessions");
-    let original = run_new(&root, "orig", support::settings(3), ScriptedReasoner::new(ask_turns()), provider(), memory(), QUESTION, OnAsk::Choose(1)).await;
+    let original = run_new(
+        &root,
+        "orig",
+        support::settings(3),
+        ScriptedReasoner::new(ask_turns()),
+        provider(),
+        memory(),
+        QUESTION,
+        OnAsk::Choose(1),
+    )
+    .await;
     assert!(original.constraints.iter().any(|c| c.contains("the red widget")));
     let forked = fork::fork_session(&root, "orig", 1, "fork1", None).unwrap();
     let orig_records = records(&root, "orig");
@@ -173,7 +214,17 @@ async fn a_fork_answers_an_ask_differently_and_shares_the_log_before_the_decisio
 async fn a_retuned_fork_goes_past_the_limit_that_stopped_the_original() {
     let home = tempfile::tempdir().unwrap();
     let root = home.path().join("sessions");
-    let short = run_new(&root, "short", support::settings(1), ScriptedReasoner::new(turns()), provider(), memory(), QUESTION, OnAsk::Choose(0)).await;
+    let short = run_new(
+        &root,
+        "short",
+        support::settings(1),
+        ScriptedReasoner::new(turns()),
+        provider(),
+        memory(),
+        QUESTION,
+        OnAsk::Choose(0),
+    )
+    .await;
     assert_eq!(support::decisions(&short), vec!["OUTPUT:max_iterations"]);
     let longer = support::limits(3);
     let retune = |h: &mut sleuth::engine::SessionHeader| h.limits = longer.clone();
@@ -186,7 +237,10 @@ async fn a_retuned_fork_goes_past_the_limit_that_stopped_the_original() {
     // From 0: only the question is kept.
     let fresh = fork::fork_session(&root, "short", 0, "fresh", None).unwrap();
     assert_eq!(fresh.kept_events, 1);
-    assert!(matches!(fork::fork_session(&root, "short", 5, "bad", None), Err(fork::ForkError::NoSuchIteration { iterations: 1, .. })));
+    assert!(matches!(
+        fork::fork_session(&root, "short", 5, "bad", None),
+        Err(fork::ForkError::NoSuchIteration { iterations: 1, .. })
+    ));
     assert!(!root.join("bad").exists() && !root.join(".fork-bad").exists());
 }
 
@@ -194,7 +248,17 @@ async fn a_retuned_fork_goes_past_the_limit_that_stopped_the_original() {
 async fn a_follow_up_starts_from_the_earlier_sources_and_findings() {
     let home = tempfile::tempdir().unwrap();
     let root = home.path().join("sessions");
-    let prev = run_new(&root, "prev", support::settings(2), ScriptedReasoner::new(turns()), provider(), memory(), QUESTION, OnAsk::Choose(0)).await;
+    let prev = run_new(
+        &root,
+        "prev",
+        support::settings(2),
+        ScriptedReasoner::new(turns()),
+        provider(),
+        memory(),
+        QUESTION,
+        OnAsk::Choose(0),
+    )
+    .await;
     let prev_bytes = std::fs::read(SessionDir::new(&root, "prev").log_path()).unwrap();
     let n = prev.sources.len();
     assert!(n > 0);
@@ -203,7 +267,10 @@ async fn a_follow_up_starts_from_the_earlier_sources_and_findings() {
     assert!(!imported.findings.is_empty() && imported.findings[0].ends_with(']'), "{:?}", imported.findings);
     for s in &prev.sources {
         let name = format!("{}.txt", s.meta.id.0);
-        assert_eq!(std::fs::read(dir.sources_dir().join(&name)).unwrap(), std::fs::read(SessionDir::new(&root, "prev").sources_dir().join(&name)).unwrap());
+        assert_eq!(
+            std::fs::read(dir.sources_dir().join(&name)).unwrap(),
+            std::fs::read(SessionDir::new(&root, "prev").sources_dir().join(&name)).unwrap()
+        );
     }
     let mut settings = support::settings(2);
     settings.session_id = "next".into();
@@ -217,7 +284,10 @@ async fn a_follow_up_starts_from_the_earlier_sources_and_findings() {
 
     assert!(next.is_finished());
     let first_plan = reasoner.plan_contexts.lock().unwrap()[0].clone();
-    assert!(first_plan.sources.len() >= prev.usable_sources().count(), "the earlier kept sources are usable from the start");
+    assert!(
+        first_plan.sources.len() >= prev.usable_sources().count(),
+        "the earlier kept sources are usable from the start"
+    );
     assert!(first_plan.constraints[0].starts_with("This follows up"), "{:?}", first_plan.constraints);
     assert!(first_plan.constraints[0].contains(QUESTION));
     // Earlier sources keep their ids; new ones come after.
@@ -231,15 +301,38 @@ async fn a_follow_up_starts_from_the_earlier_sources_and_findings() {
     assert_eq!(SessionState::replay(&records(&root, "next")).sources, next.sources);
     assert_eq!(std::fs::read(SessionDir::new(&root, "prev").log_path()).unwrap(), prev_bytes);
     // A session that has not finished cannot be followed up.
-    run_new(&root, "open", support::settings(3), ScriptedReasoner::new(ask_turns()), provider(), memory(), QUESTION, OnAsk::Detach).await;
-    assert!(matches!(follow_up::prepare_follow_up(&root, "open", "x"), Err(follow_up::FollowUpError::NotFinished { .. })));
+    run_new(
+        &root,
+        "open",
+        support::settings(3),
+        ScriptedReasoner::new(ask_turns()),
+        provider(),
+        memory(),
+        QUESTION,
+        OnAsk::Detach,
+    )
+    .await;
+    assert!(matches!(
+        follow_up::prepare_follow_up(&root, "open", "x"),
+        Err(follow_up::FollowUpError::NotFinished { .. })
+    ));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn damaged_logs_are_listed_as_damaged_and_never_hide_the_others() {
     let home = tempfile::tempdir().unwrap();
     let root = home.path().join("sessions");
-    run_new(&root, "20250101-000000-good", support::settings(2), ScriptedReasoner::new(turns()), provider(), memory(), QUESTION, OnAsk::Choose(0)).await;
+    run_new(
+        &root,
+        "20250101-000000-good",
+        support::settings(2),
+        ScriptedReasoner::new(turns()),
+        provider(),
+        memory(),
+        QUESTION,
+        OnAsk::Choose(0),
+    )
+    .await;
     let good = SessionDir::new(&root, "20250101-000000-good");
     let lines: Vec<String> = std::fs::read_to_string(good.log_path()).unwrap().lines().map(String::from).collect();
     let damaged = |id: &str, text: String| {
@@ -251,7 +344,8 @@ async fn damaged_logs_are_listed_as_damaged_and_never_hide_the_others() {
     let mut garbage = lines.clone();
     garbage[3] = "{not json at all".into();
     let middle = damaged("20250103-000000-garbage", garbage.join("\n") + "\n");
-    let newer = damaged("20250104-000000-newer", lines[0].replace("\"schema_version\":2", "\"schema_version\":99") + "\n");
+    let newer =
+        damaged("20250104-000000-newer", lines[0].replace("\"schema_version\":2", "\"schema_version\":99") + "\n");
     let torn = damaged("20250105-000000-torn", lines[..5].join("\n") + "\n" + &lines[5][..10]);
     std::fs::create_dir_all(root.join("20250106-000000-nolog")).unwrap();
 
@@ -286,7 +380,17 @@ async fn damaged_logs_are_listed_as_damaged_and_never_hide_the_others() {
 async fn an_out_of_date_summary_is_rebuilt_from_the_log() {
     let home = tempfile::tempdir().unwrap();
     let root = home.path().join("sessions");
-    let state = run_new(&root, "s", support::settings(2), ScriptedReasoner::new(turns()), provider(), memory(), QUESTION, OnAsk::Choose(0)).await;
+    let state = run_new(
+        &root,
+        "s",
+        support::settings(2),
+        ScriptedReasoner::new(turns()),
+        provider(),
+        memory(),
+        QUESTION,
+        OnAsk::Choose(0),
+    )
+    .await;
     let dir = SessionDir::new(&root, "s");
     let (fresh, how) = load_summary(&dir).unwrap();
     assert_eq!(how, Freshness::Stored, "the sink keeps the summary current");
@@ -311,7 +415,17 @@ async fn an_out_of_date_summary_is_rebuilt_from_the_log() {
 async fn a_second_opener_gets_the_lock_message_with_the_holders_pid() {
     let home = tempfile::tempdir().unwrap();
     let root = home.path().join("sessions");
-    run_new(&root, "s", support::settings(3), ScriptedReasoner::new(ask_turns()), provider(), memory(), QUESTION, OnAsk::Detach).await;
+    run_new(
+        &root,
+        "s",
+        support::settings(3),
+        ScriptedReasoner::new(ask_turns()),
+        provider(),
+        memory(),
+        QUESTION,
+        OnAsk::Detach,
+    )
+    .await;
     let first = open_session(&root, "s", Redactor::default()).unwrap();
     assert_eq!(list_one(&first.dir).status, Status::Running);
     let err = open_session(&root, "s", Redactor::default()).err().expect("locked");
@@ -326,8 +440,22 @@ async fn lessons_persist_and_a_later_session_plans_with_them() {
     let root = home.path().join("sessions");
     let file = home.path().join("memory.jsonl");
     let store = || -> Arc<dyn MemoryStore> { Arc::new(FileMemoryStore::open(&file, MemorySettings::default())) };
-    let first = run_new(&root, "first", support::settings(3), ScriptedReasoner::new(turns()), provider(), store(), QUESTION, OnAsk::Choose(0)).await;
-    assert!(first.memories_stored > 0, "iteration 2 fixed iteration 1's issue and scored higher: {:?}", support::decisions(&first));
+    let first = run_new(
+        &root,
+        "first",
+        support::settings(3),
+        ScriptedReasoner::new(turns()),
+        provider(),
+        store(),
+        QUESTION,
+        OnAsk::Choose(0),
+    )
+    .await;
+    assert!(
+        first.memories_stored > 0,
+        "iteration 2 fixed iteration 1's issue and scored higher: {:?}",
+        support::decisions(&first)
+    );
     let lessons = FileMemoryStore::open(&file, MemorySettings::default()).entries();
     assert_eq!(lessons.len(), first.memories_stored);
     assert_eq!(lessons[0].mistake, "the answer omits the lab measurements");
@@ -357,7 +485,8 @@ async fn secrets_never_reach_the_log_or_the_summary() {
     settings.session_id = "secret".into();
     let dir = SessionDir::create(&root, "secret").unwrap();
     let log = SessionLog::create(&dir, Redactor::new([secret.to_string()])).unwrap();
-    let p = parts(&dir, &settings, Arc::new(ScriptedReasoner::new(turns())), Arc::new(provider()), memory(), Box::new(log));
+    let p =
+        parts(&dir, &settings, Arc::new(ScriptedReasoner::new(turns())), Arc::new(provider()), memory(), Box::new(log));
     let (engine, handle) = Engine::new(settings, p, SessionState::default());
     let state = drive(engine, handle, Some(&format!("why does my key {secret} fail?")), OnAsk::Choose(0)).await;
     assert!(state.question().contains(secret), "the live state is not redacted, only files");
@@ -387,8 +516,10 @@ fn every_shipped_schema_version_still_reads() {
         assert!(state.iterations.iter().all(|it| it.decision.is_some()), "{file}");
         if version >= 2 {
             let imported = header.imported.as_ref().expect("v2 fixture is a follow-up");
-            assert_eq!(state.sources[..imported.sources.len()].iter().map(|s| s.meta.id).collect::<Vec<_>>(),
-                imported.sources.iter().map(|s| s.meta.id).collect::<Vec<_>>());
+            assert_eq!(
+                state.sources[..imported.sources.len()].iter().map(|s| s.meta.id).collect::<Vec<_>>(),
+                imported.sources.iter().map(|s| s.meta.id).collect::<Vec<_>>()
+            );
         }
     }
     assert_eq!(sleuth::engine::protocol::SCHEMA_VERSION, 2, "a new version needs a new fixture here");
@@ -401,14 +532,31 @@ fn every_shipped_schema_version_still_reads() {
 async fn write_schema_fixture() {
     let home = tempfile::tempdir().unwrap();
     let root = home.path().join("sessions");
-    run_new(&root, "prev", support::settings(2), ScriptedReasoner::new(turns()), ScriptedProvider::new("scripted", corpus(4)), memory(), QUESTION, OnAsk::Choose(0)).await;
+    run_new(
+        &root,
+        "prev",
+        support::settings(2),
+        ScriptedReasoner::new(turns()),
+        ScriptedProvider::new("scripted", corpus(4)),
+        memory(),
+        QUESTION,
+        OnAsk::Choose(0),
+    )
+    .await;
     let (dir, imported) = follow_up::prepare_follow_up(&root, "prev", "20260101-000000-0002").unwrap();
     let mut settings = support::settings(1);
     settings.session_id = dir.id.clone();
     settings.follow_up_of = Some("prev".into());
     settings.imported = Some(imported);
     let log = SessionLog::create(&dir, Redactor::default()).unwrap();
-    let p = parts(&dir, &settings, Arc::new(ScriptedReasoner::new(turns())), Arc::new(ScriptedProvider::new("scripted", corpus(6))), memory(), Box::new(log));
+    let p = parts(
+        &dir,
+        &settings,
+        Arc::new(ScriptedReasoner::new(turns())),
+        Arc::new(ScriptedProvider::new("scripted", corpus(6))),
+        memory(),
+        Box::new(log),
+    );
     let (engine, handle) = Engine::new(settings, p, SessionState::default());
     drive(engine, handle, Some("Which gadget is fastest?"), OnAsk::Choose(0)).await;
     let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/schema-v2.jsonl");

@@ -55,7 +55,12 @@ pub fn execute(global: &GlobalArgs, args: ExportArgs) -> anyhow::Result<u8> {
     Ok(exit::OK)
 }
 
-fn write_iterations(folder: &Path, state: &SessionState, summary: &SessionSummary, redactor: &Redactor) -> anyhow::Result<()> {
+fn write_iterations(
+    folder: &Path,
+    state: &SessionState,
+    summary: &SessionSummary,
+    redactor: &Redactor,
+) -> anyhow::Result<()> {
     std::fs::create_dir_all(folder).with_context(|| format!("cannot create {}", folder.display()))?;
     let files = iteration_files(state, summary);
     for f in &files {

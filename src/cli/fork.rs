@@ -19,11 +19,8 @@ pub async fn execute(global: &GlobalArgs, args: ForkArgs) -> anyhow::Result<u8> 
     let source = resolve_id(&root, &args.id)?;
     let header = header_of(&SessionDir::new(&root, &source))?;
     let overrides = setup::overrides(global, Some(&args.research))?;
-    let retuned = if overrides.is_empty() {
-        None
-    } else {
-        Some(recorded_config(&setup.config, &header, &overrides)?.config)
-    };
+    let retuned =
+        if overrides.is_empty() { None } else { Some(recorded_config(&setup.config, &header, &overrides)?.config) };
     let retune = |h: &mut SessionHeader| {
         if let Some(cfg) = &retuned {
             h.preset = cfg.research.preset.as_str().to_string();

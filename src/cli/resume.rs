@@ -60,7 +60,10 @@ pub(super) async fn continue_headless(
     if let Some(outcome) = &opened.state.outcome {
         eprintln!(
             "session {id} has ended ({}); nothing to continue.\n  ask a follow-up: sleuth resume {id} --follow-up \"…\"\n  read it: sleuth export {id}",
-            serde_json::to_value(outcome).ok().and_then(|v| v["status"].as_str().map(str::to_string)).unwrap_or_default()
+            serde_json::to_value(outcome)
+                .ok()
+                .and_then(|v| v["status"].as_str().map(str::to_string))
+                .unwrap_or_default()
         );
         return Ok(exit::OK);
     }
@@ -97,7 +100,9 @@ async fn follow_up(
 ) -> anyhow::Result<u8> {
     let question = question.trim().to_string();
     if question.is_empty() {
-        anyhow::bail!("the follow-up question is empty; e.g. sleuth resume {prev_id} --follow-up \"And for async code?\"");
+        anyhow::bail!(
+            "the follow-up question is empty; e.g. sleuth resume {prev_id} --follow-up \"And for async code?\""
+        );
     }
     let root = setup.paths.sessions_dir();
     let header = header_of(&SessionDir::new(&root, prev_id))?;

@@ -35,7 +35,10 @@ fn table(s: &Stats) -> Vec<(&'static str, String)> {
     let num = |r: Option<f64>| r.map_or("-".to_string(), |r| format!("{r:.1}"));
     vec![
         ("sessions", format!("{} ({} with a report, {} damaged)", s.sessions, s.reported, s.damaged)),
-        ("avg iterations", format!("{} (to convergence: {})", num(s.avg_iterations), num(s.avg_iterations_to_convergence))),
+        (
+            "avg iterations",
+            format!("{} (to convergence: {})", num(s.avg_iterations), num(s.avg_iterations_to_convergence)),
+        ),
         (
             "convergence rate",
             format!(

@@ -60,7 +60,11 @@ impl Overrides {
         let cfg: Config = table.try_into().map_err(|e: toml::de::Error| recorded(e.message().to_string()))?;
         match validate(&cfg).first() {
             Some(inv) => {
-                let flag = self.entries.iter().rev().find(|(k, ..)| inv.key.starts_with(k.as_str()) || k.starts_with(&inv.key));
+                let flag = self
+                    .entries
+                    .iter()
+                    .rev()
+                    .find(|(k, ..)| inv.key.starts_with(k.as_str()) || k.starts_with(&inv.key));
                 Err(ConfigError::Flag {
                     flag: flag.map_or_else(|| inv.key.clone(), |(.., f)| f.clone()),
                     message: inv.message.clone(),

@@ -75,7 +75,11 @@ fn finding(claim: &Claim) -> String {
 /// Reads finished session `prev_id`, creates the folder of session
 /// `new_id` with the earlier source texts, and returns what its header
 /// must carry.
-pub fn prepare_follow_up(root: &Path, prev_id: &str, new_id: &str) -> Result<(SessionDir, ImportedContext), FollowUpError> {
+pub fn prepare_follow_up(
+    root: &Path,
+    prev_id: &str,
+    new_id: &str,
+) -> Result<(SessionDir, ImportedContext), FollowUpError> {
     let prev = SessionDir::new(root, prev_id);
     let state = SessionState::replay(&read_log(&prev.log_path())?.records);
     if !state.is_finished() {

@@ -24,7 +24,13 @@ impl LogWriter {
     pub fn open(path: &Path) -> std::io::Result<Self> {
         let file = OpenOptions::new().create(true).append(true).open(path)?;
         let bytes = file.metadata()?.len();
-        Ok(Self { file, path: path.to_path_buf(), line: Vec::with_capacity(1024), bytes, redactor: Redactor::default() })
+        Ok(Self {
+            file,
+            path: path.to_path_buf(),
+            line: Vec::with_capacity(1024),
+            bytes,
+            redactor: Redactor::default(),
+        })
     }
 
     /// Blanks these secrets in every line before it is written.
@@ -107,7 +113,8 @@ pub fn read_log(path: &Path) -> Result<LoadedLog, LogError> {
         return Err(LogError::Empty { path: path.to_path_buf() });
     }
     let complete = bytes.ends_with(b"\n");
-    let intact_bytes = if complete { bytes.len() } else { bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1) };
+    let intact_bytes =
+        if complete { bytes.len() } else { bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1) };
     let lines: Vec<&[u8]> = bytes.split(|b| *b == b'\n').filter(|l| !l.is_empty()).collect();
     let mut records = Vec::with_capacity(lines.len());
     let mut torn_tail = None;

@@ -65,7 +65,8 @@ impl FileMemoryStore {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| err(parent, e))?;
         }
-        let file = OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(|e| err(&path, e))?;
+        let file =
+            OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(|e| err(&path, e))?;
         // Blocks only while another process appends one line.
         file.lock().map_err(|e| err(&path, e))?;
         Ok(file)
@@ -91,8 +92,7 @@ impl MemoryStore for FileMemoryStore {
         if !ends_with_newline(&self.path) {
             line.insert(0, '\n');
         }
-        let mut file =
-            OpenOptions::new().create(true).append(true).open(&self.path).map_err(|e| err(&self.path, e))?;
+        let mut file = OpenOptions::new().create(true).append(true).open(&self.path).map_err(|e| err(&self.path, e))?;
         file.write_all(line.as_bytes()).and_then(|_| file.sync_data()).map_err(|e| err(&self.path, e))?;
         let entries = read_entries(&self.path, usize::MAX);
         if entries.len() > self.settings.max_entries {
@@ -115,7 +115,9 @@ fn read_entries(path: &Path, max: usize) -> Vec<MemoryEntry> {
                 entries.retain(|old| old.id != e.id);
                 entries.push(e);
             }
-            Err(e) => tracing::warn!(path = %path.display(), line = i + 1, error = %e, "skipping a damaged memory entry"),
+            Err(e) => {
+                tracing::warn!(path = %path.display(), line = i + 1, error = %e, "skipping a damaged memory entry")
+            }
         }
     }
     let excess = entries.len().saturating_sub(max);

@@ -5,8 +5,8 @@
 //! all start from the log.
 
 pub mod export;
-pub mod fork;
 pub mod follow_up;
+pub mod fork;
 pub mod list;
 pub mod lock;
 mod log;

@@ -83,7 +83,8 @@ pub fn compute(summaries: &[&SessionSummary], damaged: usize) -> Stats {
     }
     s.avg_iterations = mean(&reported.iter().map(|x| f64::from(x.iterations)).collect::<Vec<_>>());
     s.avg_iterations_to_convergence = mean(&converged);
-    s.convergence_rate = ratio(s.stops.thresholds as f64, (s.stops.thresholds + s.stops.plateau + s.stops.limits) as f64);
+    s.convergence_rate =
+        ratio(s.stops.thresholds as f64, (s.stops.thresholds + s.stops.plateau + s.stops.limits) as f64);
     let tenths: f64 = reported.iter().map(|x| x.confidence * 10.0).sum();
     let reported_cost: f64 = reported.iter().map(|x| x.cost_usd).sum();
     s.cost_per_tenth_confidence = ratio(reported_cost, tenths);
@@ -128,7 +129,13 @@ mod tests {
         s.confidence = confidence;
         s.cost_usd = cost;
         s.elapsed_ms = secs * 1000;
-        s.metrics = SessionMetrics { stop, queries: 10, failed_queries: 1, continue_decisions: iterations.saturating_sub(1), ..Default::default() };
+        s.metrics = SessionMetrics {
+            stop,
+            queries: 10,
+            failed_queries: 1,
+            continue_decisions: iterations.saturating_sub(1),
+            ..Default::default()
+        };
         s
     }
 

@@ -25,10 +25,14 @@ pub const SUMMARY_VERSION: u32 = 1;
 pub enum LoggedStatus {
     /// Stopped before its end (killed, detached, paused): `resume` continues it.
     InProgress,
-    WaitingOnAsk { question: String },
+    WaitingOnAsk {
+        question: String,
+    },
     Finished,
     Cancelled,
-    Failed { error: String },
+    Failed {
+        error: String,
+    },
 }
 
 /// How the research loop ended (seed 004: converged vs stopped on a limit).

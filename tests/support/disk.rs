@@ -44,7 +44,12 @@ pub enum OnAsk {
 }
 
 /// Runs `engine` to its end; sends `Start` when `question` is given.
-pub async fn drive(engine: Engine, handle: sleuth::engine::EngineHandle, question: Option<&str>, on_ask: OnAsk) -> SessionState {
+pub async fn drive(
+    engine: Engine,
+    handle: sleuth::engine::EngineHandle,
+    question: Option<&str>,
+    on_ask: OnAsk,
+) -> SessionState {
     let mut initial = engine.state().clone();
     let task = tokio::spawn(engine.run());
     let sleuth::engine::EngineHandle { commands, mut events } = handle;

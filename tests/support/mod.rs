@@ -49,7 +49,11 @@ pub struct Harness {
 }
 
 impl Harness {
-    pub fn new(settings: EngineSettings, reasoner: scripted::ScriptedReasoner, provider: scripted::ScriptedProvider) -> Self {
+    pub fn new(
+        settings: EngineSettings,
+        reasoner: scripted::ScriptedReasoner,
+        provider: scripted::ScriptedProvider,
+    ) -> Self {
         let provider: Arc<dyn SearchProvider> = Arc::new(provider);
         Self {
             settings,

@@ -203,7 +203,8 @@ impl Reasoner for ScriptedReasoner {
     async fn plan(&self, ctx: PlanContext) -> Result<Reply<PlanOutput>, ReasonerError> {
         self.plan_contexts.lock().unwrap().push(ctx.clone());
         let n = ctx.iteration;
-        let queries = (1..=3).map(|k| PlannedQuery::new(format!("widget facts round {n} part {k}"), "scripted")).collect();
+        let queries =
+            (1..=3).map(|k| PlannedQuery::new(format!("widget facts round {n} part {k}"), "scripted")).collect();
         let reflection = Reflection {
             plan: format!("scripted plan for iteration {n}"),
             assumptions: vec!["widgets exist".into()],
@@ -233,11 +234,16 @@ impl Reasoner for ScriptedReasoner {
             }
         }
         let mut claims = Vec::new();
-        let mut md = format!("Answer for iteration {} with distinct wording {}.\n\n", ctx.iteration, ctx.iteration * 13);
+        let mut md =
+            format!("Answer for iteration {} with distinct wording {}.\n\n", ctx.iteration, ctx.iteration * 13);
         for s in ctx.sources.iter().take(turn.cite) {
             let quote = first_sentence(&s.text);
             md.push_str(&format!("- {} [{}]\n", quote, s.meta.id.0));
-            claims.push(Claim { text: quote.clone(), citations: vec![Citation { source: s.meta.id, quote }], aspect: None });
+            claims.push(Claim {
+                text: quote.clone(),
+                citations: vec![Citation { source: s.meta.id, quote }],
+                aspect: None,
+            });
         }
         if turn.fabricate {
             if let Some(c) = claims.first_mut() {
@@ -282,10 +288,10 @@ impl Reasoner for ScriptedReasoner {
     }
 
     async fn clarify(&self, ctx: ClarifyContext) -> Result<Reply<Clarification>, ReasonerError> {
-        let c = ctx.critique.and_then(|c| c.needs_clarification).unwrap_or(Clarification {
-            question: "Which one?".into(),
-            options: vec![],
-        });
+        let c = ctx
+            .critique
+            .and_then(|c| c.needs_clarification)
+            .unwrap_or(Clarification { question: "Which one?".into(), options: vec![] });
         self.reply(Role::Clarify, c)
     }
 }

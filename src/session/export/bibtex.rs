@@ -24,8 +24,11 @@ pub fn bibtex(state: &SessionState, session_id: &str) -> String {
         if let Some(p) = &m.published {
             let parts = published_parts(p);
             if !parts.is_empty() {
-                let date: Vec<String> =
-                    parts.iter().enumerate().map(|(i, v)| if i == 0 { format!("{v:04}") } else { format!("{v:02}") }).collect();
+                let date: Vec<String> = parts
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| if i == 0 { format!("{v:04}") } else { format!("{v:02}") })
+                    .collect();
                 field(&mut out, "date", &date.join("-"));
             }
         }

@@ -176,7 +176,9 @@ fn iteration(out: &mut String, state: &SessionState, it: &IterationRecord) {
                     let re = reformulated_from.as_deref().map(|f| format!(", reformulated from “{}”", cell(f)));
                     format!("{hits} hits ({}){}", cell(provider), re.unwrap_or_default())
                 }
-                Some(QueryResult::Failed { error, attempts }) => format!("failed after {attempts} attempt(s): {}", cell(error)),
+                Some(QueryResult::Failed { error, attempts }) => {
+                    format!("failed after {attempts} attempt(s): {}", cell(error))
+                }
                 None => "not run".into(),
             };
             let _ = writeln!(out, "| {} | {} | {} |", i + 1, cell(&q.query.text), result);
@@ -206,7 +208,8 @@ fn iteration(out: &mut String, state: &SessionState, it: &IterationRecord) {
         let _ = writeln!(out, "**No usable sources:** {}\n", cell(reason));
     }
     if let Some(c) = &it.critique {
-        let _ = writeln!(out, "**Critique:** {:?} · {} issue(s) · gaps: {}\n", c.verdict, c.issues.len(), list(&c.gaps));
+        let _ =
+            writeln!(out, "**Critique:** {:?} · {} issue(s) · gaps: {}\n", c.verdict, c.issues.len(), list(&c.gaps));
         for issue in &c.issues {
             let _ = writeln!(out, "- {:?}: {}", issue.severity, cell(&issue.description));
         }
@@ -220,7 +223,14 @@ fn iteration(out: &mut String, state: &SessionState, it: &IterationRecord) {
         let _ = writeln!(
             out,
             "**Scores:** confidence {:.2} (gain {:+.2}) · coverage {:.2} ({} of {} aspects) · quality {:.2} · {} of {} claims supported\n",
-            e.confidence, e.gain, e.coverage, e.aspects_addressed, e.aspects_required, e.quality, e.supported_claims, e.claims
+            e.confidence,
+            e.gain,
+            e.coverage,
+            e.aspects_addressed,
+            e.aspects_required,
+            e.quality,
+            e.supported_claims,
+            e.claims
         );
         let _ = writeln!(
             out,
