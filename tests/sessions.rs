@@ -40,6 +40,10 @@ fn provider() -> ScriptedProvider {
     ScriptedProvider::new("scripted", corpus(12))
 }
 
+fn provider_arc() -> Arc<dyn sleuth::search::SearchProvider> {
+    Arc::new(provider())
+}
+
 fn memory() -> Arc<dyn MemoryStore> {
     Arc::new(InMemoryStore::new(MemorySettings::default()))
 }
@@ -65,7 +69,7 @@ async fn resume(
     let opened = open_session(root, id, Redactor::default()).unwrap();
     let mut settings = settings;
     settings.session_id = id.to_string();
-    let p = parts(&opened.dir, &settings, Arc::new(reasoner), Arc::new(provider()), memory(), Box::new(opened.log));
+    let p = parts(&opened.dir, &settings, Arc::new(reasoner), provider_arc(), memory(), Box::new(opened.log));
     let (engine, handle) = Engine::new(settings, p, opened.state);
     let state = drive(engine, handle, None, on_ask).await;
     drop(opened.lock);
@@ -96,7 +100,7 @@ async fn a_crash_mid_phase_loses_nothing_and_the_resumed_report_equals_an_uninte
     settings.session_id = "crashed".into();
     let dir = SessionDir::create(&root, "crashed").unwrap();
     let log = SessionLog::create(&dir, Redactor::default()).unwrap();
-    let p = parts(&dir, &settings, Arc::new(slow), Arc::new(provider()), memory(), Box::new(log));
+    let p = parts(&dir, &settings, Arc::new(slow), provider_arc(), memory(), Box::new(log));
     let (engine, mut handle) = Engine::new(settings, p, SessionState::default());
     let task = tokio::spawn(engine.run());
     handle.commands.send(Command::Start { question: QUESTION.into() }).unwrap();
@@ -278,7 +282,7 @@ async fn a_follow_up_starts_from_the_earlier_sources_and_findings() {
     settings.imported = Some(imported);
     let reasoner = Arc::new(ScriptedReasoner::new(turns()));
     let log = SessionLog::create(&dir, Redactor::default()).unwrap();
-    let p = parts(&dir, &settings, reasoner.clone(), Arc::new(provider()), memory(), Box::new(log));
+    let p = parts(&dir, &settings, reasoner.clone(), provider_arc(), memory(), Box::new(log));
     let (engine, handle) = Engine::new(settings, p, SessionState::default());
     let next = drive(engine, handle, Some("Which gadget is fastest?"), OnAsk::Choose(0)).await;
 
@@ -467,7 +471,7 @@ async fn lessons_persist_and_a_later_session_plans_with_them() {
     let dir = SessionDir::create(&root, "second").unwrap();
     let log = SessionLog::create(&dir, Redactor::default()).unwrap();
     let reasoner = Arc::new(reasoner);
-    let p = parts(&dir, &settings, reasoner.clone(), Arc::new(provider()), store(), Box::new(log));
+    let p = parts(&dir, &settings, reasoner.clone(), provider_arc(), store(), Box::new(log));
     let (engine, handle) = Engine::new(settings, p, SessionState::default());
     let second = drive(engine, handle, Some("How do the widgets connect to gadgets?"), OnAsk::Choose(0)).await;
     let offered = &reasoner.plan_contexts.lock().unwrap()[0].memories;
@@ -485,8 +489,7 @@ async fn secrets_never_reach_the_log_or_the_summary() {
     settings.session_id = "secret".into();
     let dir = SessionDir::create(&root, "secret").unwrap();
     let log = SessionLog::create(&dir, Redactor::new([secret.to_string()])).unwrap();
-    let p =
-        parts(&dir, &settings, Arc::new(ScriptedReasoner::new(turns())), Arc::new(provider()), memory(), Box::new(log));
+    let p = parts(&dir, &settings, Arc::new(ScriptedReasoner::new(turns())), provider_arc(), memory(), Box::new(log));
     let (engine, handle) = Engine::new(settings, p, SessionState::default());
     let state = drive(engine, handle, Some(&format!("why does my key {secret} fail?")), OnAsk::Choose(0)).await;
     assert!(state.question().contains(secret), "the live state is not redacted, only files");
@@ -553,7 +556,7 @@ async fn write_schema_fixture() {
         &dir,
         &settings,
         Arc::new(ScriptedReasoner::new(turns())),
-        Arc::new(ScriptedProvider::new("scripted", corpus(6))),
+        Arc::new(ScriptedProvider::new("scripted", corpus(6))) as Arc<dyn sleuth::search::SearchProvider>,
         memory(),
         Box::new(log),
     );

@@ -51,6 +51,11 @@ impl LogWriter {
     pub fn is_empty(&self) -> bool {
         self.bytes == 0
     }
+
+    /// A second handle to the log file (for syncing from another thread).
+    pub fn file_handle(&self) -> std::io::Result<File> {
+        self.file.try_clone()
+    }
 }
 
 impl EventSink for LogWriter {

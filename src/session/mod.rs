@@ -16,6 +16,7 @@ pub mod redact;
 mod sink;
 pub mod stats;
 pub mod summary;
+mod syncer;
 mod texts;
 
 use std::path::{Path, PathBuf};

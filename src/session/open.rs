@@ -94,7 +94,7 @@ pub fn open_session(root: &Path, id: &str, redactor: Redactor) -> Result<OpenedS
     }
     let state = SessionState::replay(&loaded.records);
     let io = |path: PathBuf| move |e: std::io::Error| OpenError::Io { path, message: e.to_string() };
-    let log = SessionLog::append(&dir, state.clone(), redactor).map_err(io(dir.log_path()))?;
+    let mut log = SessionLog::append(&dir, state.clone(), redactor).map_err(io(dir.log_path()))?;
     if let Err(e) = log.write_summary() {
         tracing::warn!(session = id, error = %e, "could not refresh summary.json");
     }

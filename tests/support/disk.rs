@@ -21,11 +21,10 @@ pub fn parts(
     dir: &SessionDir,
     settings: &EngineSettings,
     reasoner: Arc<ScriptedReasoner>,
-    provider: Arc<ScriptedProvider>,
+    provider: Arc<dyn SearchProvider>,
     memory: Arc<dyn MemoryStore>,
     log: Box<dyn EventSink>,
 ) -> EngineParts {
-    let provider: Arc<dyn SearchProvider> = provider;
     EngineParts {
         reasoner,
         search: Arc::new(SearchRouter::new(vec![vec![provider]], &settings.search)),
