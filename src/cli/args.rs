@@ -43,6 +43,8 @@ pub enum Commands {
     Stats(StatsArgs),
     /// Reflexion memory: lessons critiques taught in past sessions.
     Memory(MemoryArgs),
+    /// Build or update the local corpus index (default: the configured corpus).
+    Index(IndexArgs),
 }
 
 impl Commands {
@@ -55,6 +57,7 @@ impl Commands {
             Commands::Export(_) => "export",
             Commands::Stats(_) => "stats",
             Commands::Memory(_) => "memory",
+            Commands::Index(_) => "index",
         }
     }
 }
@@ -71,6 +74,16 @@ pub struct RunArgs {
     /// How to answer a clarifying question without a TUI.
     #[arg(long, value_enum)]
     pub ask: Option<AskPolicy>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct IndexArgs {
+    /// Folder of .md, .txt and .html files (default: `[local] corpus`, or the
+    /// Rust documentation rustup installs).
+    pub path: Option<PathBuf>,
+    /// Rebuild from scratch instead of updating changed files only.
+    #[arg(long)]
+    pub rebuild: bool,
 }
 
 /// Flags that shape a research session; each overrides its config key.

@@ -5,6 +5,7 @@ mod args;
 mod drive;
 mod export;
 mod fork;
+mod index;
 mod logging;
 mod memory;
 mod progress;
@@ -62,6 +63,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
         Some(Commands::Export(args)) => export::execute(&cli.global, args),
         Some(Commands::Stats(args)) => stats::execute(args),
         Some(Commands::Memory(args)) => memory::execute(&cli.global, args),
+        Some(Commands::Index(args)) => index::execute(&cli.global, args).await,
         None => anyhow::bail!(
             "the TUI is not available in this build yet; use `sleuth run \"your question\"` to research headless"
         ),

@@ -25,8 +25,16 @@ pub async fn execute(global: &super::GlobalArgs, args: RunArgs) -> anyhow::Resul
     let dir = SessionDir::create(&setup.paths.sessions_dir(), &id)
         .with_context(|| format!("cannot create the session folder under {}", setup.paths.sessions_dir().display()))?;
     // Held until the session stops: `sleuth sessions` shows it running.
-    let _lock = SessionLock::acquire(&dir.lock_path(), &id)?.lock;
-    let parts = setup::parts(&setup, &dir)?;
+    let lock = SessionLock::acquire(&dir.lock_path(), &id)?.lock;
+    let parts = match setup::parts(&setup, &dir) {
+        Ok(p) => p,
+        Err(e) => {
+            // Nothing was recorded: leave no empty session behind.
+            drop(lock);
+            let _ = std::fs::remove_dir_all(&dir.path);
+            return Err(e);
+        }
+    };
     let settings = setup::engine_settings(&setup.config, &id);
     let (engine, handle) = Engine::new(settings, parts, SessionState::default());
     run_headless(engine, handle, Some(question), HeadlessOptions { policy, json: args.json }, &dir).await

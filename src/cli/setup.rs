@@ -71,9 +71,29 @@ pub fn engine_settings(config: &Config, session_id: &str) -> EngineSettings {
 
 pub fn reasoner(setup: &Setup) -> anyhow::Result<Arc<dyn Reasoner>> {
     match setup.config.research.reasoner {
-        ReasonerKind::Builtin => anyhow::bail!("the built-in reasoner is not available in this build yet"),
+        ReasonerKind::Builtin => Ok(builtin_reasoner(setup)),
         ReasonerKind::Llm => anyhow::bail!("the LLM reasoner is not available in this build yet"),
     }
+}
+
+/// The built-in reasoner, with the local corpus's term statistics when the
+/// session searches it (blended half and half when other providers join).
+pub fn builtin_reasoner(setup: &Setup) -> Arc<dyn Reasoner> {
+    let chains = &setup.config.search.chains;
+    let providers: Vec<&String> = chains.iter().flatten().collect();
+    let uses_local = providers.iter().any(|p| p.as_str() == "local");
+    let only_local = providers.iter().all(|p| p.as_str() == "local");
+    let corpus: Option<Arc<dyn crate::builtin::Rarity>> = if uses_local {
+        let cfg = &setup.config.local;
+        let quiet = |_: &str| {};
+        crate::search::local::shared(cfg, &crate::search::local::index_root(cfg, &setup.paths), &quiet)
+            .ok()
+            .map(|c| c as Arc<dyn crate::builtin::Rarity>)
+    } else {
+        None
+    };
+    let share = if only_local { 1.0 } else { 0.5 };
+    Arc::new(crate::builtin::BuiltinReasoner::new(setup.config.builtin.clone(), corpus, share))
 }
 
 /// Reflexion memory, persistent in the data dir and shared by sessions.
@@ -86,23 +106,36 @@ pub fn redactor(setup: &Setup) -> Redactor {
     Redactor::from_config(&setup.config.snapshot())
 }
 
-/// Everything the engine needs to run a new session in `dir`.
+/// Everything the engine needs to run a new session in `dir`. The log is
+/// created last: a provider that cannot start leaves no empty log behind.
 pub fn parts(setup: &Setup, dir: &SessionDir) -> anyhow::Result<EngineParts> {
-    let log = SessionLog::create(dir, redactor(setup))
-        .with_context(|| format!("cannot open the session log {}", dir.log_path().display()))?;
-    parts_with_log(setup, dir, Box::new(log))
+    build_parts(setup, dir, || {
+        let log = SessionLog::create(dir, redactor(setup))
+            .with_context(|| format!("cannot open the session log {}", dir.log_path().display()))?;
+        Ok(Box::new(log))
+    })
 }
 
 /// The engine's parts around an already open log (a resumed session's).
 pub fn parts_with_log(setup: &Setup, dir: &SessionDir, log: Box<dyn EventSink>) -> anyhow::Result<EngineParts> {
+    build_parts(setup, dir, || Ok(log))
+}
+
+fn build_parts(
+    setup: &Setup,
+    dir: &SessionDir,
+    log: impl FnOnce() -> anyhow::Result<Box<dyn EventSink>>,
+) -> anyhow::Result<EngineParts> {
     let progress = |line: &str| eprintln!("{line}");
     let ctx = BuildContext { config: &setup.config, paths: &setup.paths, progress: &progress };
     let chains = build_chains(&ctx)?;
+    // Providers first: building the local corpus (and saying so) happens there.
+    let reasoner = reasoner(setup)?;
     Ok(EngineParts {
-        reasoner: reasoner(setup)?,
+        reasoner,
         search: Arc::new(SearchRouter::new(chains, &setup.config.search)),
         texts: Arc::new(DirTexts::new(dir.sources_dir())),
         memory: memory(setup),
-        log,
+        log: log()?,
     })
 }

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 pub use load::{ConfigError, ConfigSource, Overrides, load};
 pub use presets::{LimitOverrides, Preset};
 
+use crate::builtin::BuiltinConfig;
 use crate::engine::memory::MemorySettings;
 use crate::engine::settings::{DecideSettings, EvaluateSettings, RefineSettings, ReviewSettings, SearchSettings};
 use crate::engine::tiers::{SourceMode, TierEntry};
@@ -35,6 +36,7 @@ pub struct Config {
     pub memory: MemorySettings,
     pub source_tiers: BTreeMap<String, TierEntry>,
     pub local: LocalConfig,
+    pub builtin: BuiltinConfig,
     pub llm: LlmConfig,
     pub web: WebConfig,
     pub tui: TuiConfig,

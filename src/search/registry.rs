@@ -24,10 +24,16 @@ pub struct BuildError {
 /// Providers by name: `local`, `searxng`, `tavily`, `brave`.
 pub const KNOWN: &[&str] = &["local", "searxng", "tavily", "brave"];
 
-pub fn build(name: &str, _ctx: &BuildContext<'_>) -> Result<Arc<dyn SearchProvider>, BuildError> {
+pub fn build(name: &str, ctx: &BuildContext<'_>) -> Result<Arc<dyn SearchProvider>, BuildError> {
     let err = |message: &str| BuildError { name: name.to_string(), message: message.to_string() };
     match name {
-        "local" | "searxng" | "tavily" | "brave" => Err(err("not available in this build yet")),
+        "local" => {
+            let cfg = &ctx.config.local;
+            let corpus = super::local::shared(cfg, &super::local::index_root(cfg, ctx.paths), ctx.progress)
+                .map_err(|e| err(&e.to_string()))?;
+            Ok(Arc::new(super::local::LocalProvider::new(corpus, cfg.tier)))
+        }
+        "searxng" | "tavily" | "brave" => Err(err("not available in this build yet")),
         _ => Err(err(&format!("unknown provider; known providers are {}", KNOWN.join(", ")))),
     }
 }

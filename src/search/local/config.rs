@@ -6,14 +6,53 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct LocalConfig {
-    /// Folder to index; by default the Rust documentation rustup installs.
+    /// Folder to index; by default the Rust documentation rustup installs
+    /// (`$(rustc --print sysroot)/share/doc/rust/html`).
     pub corpus: Option<PathBuf>,
+    /// Where indexes live (one sub-folder per corpus); default `<data dir>/index`.
+    pub index_dir: Option<PathBuf>,
     /// Tier given to local sources (1 official … 5 social).
     pub tier: u8,
+    /// Build the index on first use when there is none.
+    pub auto_index: bool,
+    /// Path prefixes preferred as the canonical copy of near-identical
+    /// pages, most preferred first. Empty: the general rule decides (the copy
+    /// most linked from elsewhere in the corpus, then the shallowest path).
+    pub prefer: Vec<String>,
+    /// Languages searched (`<html lang>` values, e.g. `["en"]`). Empty: the
+    /// corpus's most common language, plus pages that declare none.
+    pub languages: Vec<String>,
+    /// Files larger than this are skipped (and counted).
+    pub max_file_mb: u64,
+    /// Pages whose prose fingerprints (64-bit SimHash) differ in at most
+    /// this many bits are near-identical copies of one document.
+    pub duplicate_max_bits: u32,
+    /// Pages with fewer words are too short to compare as near-duplicates,
+    /// and a page this short that links to a same-titled page is a stub of it.
+    pub stub_max_words: usize,
+    /// Passage size in words (a section, or a few paragraphs of a long one).
+    pub passage_words: usize,
+    /// Passages retrieved per query before collapsing to one hit per page.
+    pub candidates_per_query: usize,
+    /// Indexing threads; 0 uses every core.
+    pub threads: usize,
 }
 
 impl Default for LocalConfig {
     fn default() -> Self {
-        Self { corpus: None, tier: 1 }
+        Self {
+            corpus: None,
+            index_dir: None,
+            tier: 1,
+            auto_index: true,
+            prefer: Vec::new(),
+            languages: Vec::new(),
+            max_file_mb: 10,
+            duplicate_max_bits: 3,
+            stub_max_words: 60,
+            passage_words: 120,
+            candidates_per_query: 60,
+            threads: 0,
+        }
     }
 }

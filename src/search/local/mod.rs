@@ -1,5 +1,111 @@
-//! The local corpus: a tantivy index of a folder of documents.
+//! The local corpus: a tantivy index of a folder of `.md`, `.txt` and
+//! `.html` documents (by default the Rust documentation rustup installs),
+//! searched by passage and served as a `SearchProvider`.
 
 mod config;
+mod corpus;
+mod discover;
+mod dupes;
+pub mod extract;
+mod indexer;
+mod manifest;
+mod provider;
+mod schema;
+mod search;
+mod store;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
 
 pub use config::LocalConfig;
+pub use corpus::{LocalCorpus, corpus_root, index_folder};
+pub use discover::default_corpus;
+pub use indexer::IndexSummary;
+pub use provider::LocalProvider;
+pub use schema::analyzer;
+pub use search::{PageText, PassageHit};
+
+#[derive(Debug, thiserror::Error)]
+pub enum CorpusError {
+    #[error("{message}")]
+    NoDefault { message: String },
+    #[error(
+        "the corpus folder {path} does not exist; set `[local] corpus` to a folder of .md, .txt or .html files \
+         (or pass `--set local.corpus=PATH`)"
+    )]
+    NotFound { path: PathBuf },
+    #[error("the corpus {path} is a file, not a folder; point `[local] corpus` at a folder")]
+    NotADirectory { path: PathBuf },
+    #[error("no .md, .txt or .html files in {path}{}; point `[local] corpus` at a folder of documents", problems_note(.problems))]
+    Empty { path: PathBuf, problems: Vec<String> },
+    #[error("{path} is not indexed yet; run `sleuth index` (or set `[local] auto_index = true`)")]
+    NotIndexed { path: PathBuf },
+    #[error("{}: {message}", path.display())]
+    Io { path: PathBuf, message: String },
+    #[error("index error: {message}")]
+    Index { message: String },
+}
+
+fn problems_note(problems: &[String]) -> String {
+    if problems.is_empty() { String::new() } else { format!(" ({})", problems.join("; ")) }
+}
+
+impl CorpusError {
+    pub fn io(path: &Path, e: std::io::Error) -> Self {
+        let message = match e.kind() {
+            std::io::ErrorKind::PermissionDenied => "permission denied (check the folder's permissions)".to_string(),
+            _ => e.to_string(),
+        };
+        CorpusError::Io { path: path.to_path_buf(), message }
+    }
+
+    pub fn index(e: tantivy::TantivyError) -> Self {
+        CorpusError::Index { message: e.to_string() }
+    }
+}
+
+type Shared = Mutex<HashMap<PathBuf, Arc<LocalCorpus>>>;
+
+fn shared_map() -> &'static Shared {
+    static SHARED: OnceLock<Shared> = OnceLock::new();
+    SHARED.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// The opened corpus for `cfg`, shared by everything in this process that
+/// needs it (the provider and the built-in reasoner's statistics), built
+/// on first use.
+pub fn shared(
+    cfg: &LocalConfig,
+    index_root: &Path,
+    progress: &(dyn Fn(&str) + Send + Sync),
+) -> Result<Arc<LocalCorpus>, CorpusError> {
+    let root = corpus_root(cfg)?;
+    let key = store::Layout::for_corpus(index_root, &root).dir;
+    if let Some(c) = shared_map().lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return Ok(c.clone());
+    }
+    let corpus = Arc::new(LocalCorpus::open_or_build(cfg, index_root, progress)?);
+    shared_map().lock().unwrap_or_else(|p| p.into_inner()).insert(key, corpus.clone());
+    Ok(corpus)
+}
+
+/// Forgets a shared corpus whose index was just rebuilt or updated.
+fn forget_shared(dir: &Path) {
+    shared_map().lock().unwrap_or_else(|p| p.into_inner()).remove(dir);
+}
+
+/// Where indexes live: `[local] index_dir`, or `<data dir>/index`.
+pub fn index_root(cfg: &LocalConfig, paths: &crate::paths::Paths) -> PathBuf {
+    cfg.index_dir.clone().unwrap_or_else(|| paths.index_dir())
+}
+
+/// Deletes the index of the corpus at `root` (for `sleuth index --rebuild`).
+pub fn remove_index(index_root: &Path, root: &Path) -> Result<(), CorpusError> {
+    let layout = store::Layout::for_corpus(index_root, root);
+    forget_shared(&layout.dir);
+    match std::fs::remove_dir_all(&layout.dir) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(CorpusError::io(&layout.dir, e)),
+        _ => Ok(()),
+    }
+}

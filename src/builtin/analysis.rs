@@ -1,0 +1,378 @@
+//! Text analysis for the built-in reasoner: the index's own analysis
+//! (lowercase English stems), sentences located exactly in a source's text
+//! (so a quote is always a verbatim span), and per-source term counts.
+
+use std::collections::{HashMap, HashSet};
+
+use tantivy::tokenizer::TextAnalyzer;
+
+use crate::search::local::analyzer;
+use crate::text::{STOPWORDS, fingerprint};
+
+/// Words that shape a question without naming its topic. Short and
+/// general on purpose; corpus rarity (IDF) does the rest.
+const QUESTION_FILLER: &[&str] = &[
+    "another",
+    "several",
+    "many",
+    "much",
+    "way",
+    "ways",
+    "kind",
+    "kinds",
+    "exactly",
+    "really",
+    "happen",
+    "mean",
+    "means",
+    "explain",
+    "example",
+    "examples",
+    "versus",
+    "vs",
+    "want",
+    "like",
+    "able",
+    "possible",
+    "thing",
+    "things",
+    "use",
+    "used",
+    "using",
+    "instead",
+    "go",
+    "goes",
+    "different",
+    "same",
+    "each",
+    "every",
+    "do",
+    "done",
+    "make",
+    "know",
+    "tell",
+    "please",
+];
+
+pub fn is_stopword(word: &str) -> bool {
+    let w = word.to_lowercase();
+    STOPWORDS.contains(&w.as_str()) || QUESTION_FILLER.contains(&w.as_str())
+}
+
+/// Stems words with the index's analyzer.
+pub struct Stemmer {
+    inner: TextAnalyzer,
+}
+
+impl Default for Stemmer {
+    fn default() -> Self {
+        Self { inner: analyzer() }
+    }
+}
+
+impl Stemmer {
+    /// The stem of one word (`None` for words the analyzer drops).
+    pub fn stem(&mut self, word: &str) -> Option<String> {
+        let mut s = self.inner.token_stream(word);
+        let mut out = None;
+        while s.advance() {
+            out = Some(s.token().text.clone());
+        }
+        out
+    }
+
+    /// `(stem, lowercase word)` for every word of `text`; stopwords dropped
+    /// unless `keep_stopwords`.
+    pub fn words(&mut self, text: &str, keep_stopwords: bool) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for word in text.split(|c: char| !c.is_alphanumeric() && c != '_').filter(|w| !w.is_empty()) {
+            if !keep_stopwords && is_stopword(word) {
+                continue;
+            }
+            if let Some(stem) = self.stem(word) {
+                out.push((stem, word.to_lowercase()));
+            }
+        }
+        out
+    }
+
+    /// Distinct content stems of `text`, sorted.
+    pub fn stems(&mut self, text: &str) -> Vec<String> {
+        let mut v: Vec<String> = self.words(text, false).into_iter().map(|(s, _)| s).collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+}
+
+/// A sentence of a source: a byte range of its text, with its stems.
+#[derive(Debug, Clone)]
+pub struct Sentence {
+    pub start: usize,
+    pub end: usize,
+    /// Distinct content stems, sorted.
+    pub stems: Vec<String>,
+    /// Index into `AnalyzedDoc::headings` of the section it is in.
+    pub heading: Option<usize>,
+    pub words: usize,
+    /// Fit to quote in prose: not code-like, balanced backticks, no `[n]`.
+    pub quotable: bool,
+}
+
+impl Sentence {
+    pub fn has(&self, stem: &str) -> bool {
+        self.stems.binary_search_by(|s| s.as_str().cmp(stem)).is_ok()
+    }
+}
+
+/// What the reasoner knows about one source's text.
+#[derive(Debug, Clone, Default)]
+pub struct AnalyzedDoc {
+    pub words: usize,
+    pub sentences: Vec<Sentence>,
+    pub headings: Vec<(String, Vec<String>)>,
+    pub title_stems: Vec<String>,
+    /// Term frequency of each content stem in the whole text.
+    pub tf: HashMap<String, u32>,
+    /// The most frequent surface form of each stem, for labels.
+    pub surface: HashMap<String, String>,
+    pub fingerprint: HashSet<u64>,
+}
+
+impl AnalyzedDoc {
+    pub fn sentence_text<'a>(&self, text: &'a str, i: usize) -> &'a str {
+        let s = &self.sentences[i];
+        &text[s.start..s.end]
+    }
+
+    pub fn contains(&self, stem: &str) -> bool {
+        self.tf.contains_key(stem)
+    }
+}
+
+/// Analyses a source: headings, sentences (outside code fences), counts.
+pub fn analyze(title: &str, text: &str, stemmer: &mut Stemmer) -> AnalyzedDoc {
+    let mut doc = AnalyzedDoc { title_stems: stemmer.stems(title), ..Default::default() };
+    let mut surface_counts: HashMap<(String, String), u32> = HashMap::new();
+    let mut in_fence = false;
+    let mut heading: Option<usize> = None;
+    let mut para: Option<(usize, usize)> = None;
+    let mut offset = 0;
+    let mut paragraphs: Vec<((usize, usize), Option<usize>)> = Vec::new();
+    for line in text.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let trimmed = line.trim();
+        let fence = trimmed.starts_with("```") || trimmed.starts_with("~~~");
+        if fence {
+            in_fence = !in_fence;
+        }
+        let is_heading = !in_fence && trimmed.starts_with('#') && trimmed.trim_start_matches('#').starts_with(' ');
+        let is_item = is_list_item(trimmed);
+        if (fence || in_fence || trimmed.is_empty() || is_heading || is_item)
+            && let Some(p) = para.take()
+        {
+            paragraphs.push((p, heading));
+        }
+        if is_heading {
+            let h = trimmed.trim_start_matches('#').trim().to_string();
+            let stems = stemmer.stems(&h);
+            doc.headings.push((h, stems));
+            heading = Some(doc.headings.len() - 1);
+            continue;
+        }
+        if fence || in_fence || trimmed.is_empty() {
+            continue;
+        }
+        let content_start = start + (line.len() - line.trim_start().len());
+        let content_end = start + line.trim_end().len();
+        if is_item {
+            let marker = trimmed.find(' ').map_or(0, |i| i + 1);
+            paragraphs.push(((content_start + marker, content_end), heading));
+            continue;
+        }
+        para = Some(match para {
+            Some((s, _)) => (s, content_end),
+            None => (content_start, content_end),
+        });
+    }
+    if let Some(p) = para {
+        paragraphs.push((p, heading));
+    }
+    for ((ps, pe), heading) in paragraphs {
+        for (s, e) in split_sentences(&text[ps..pe]) {
+            let sentence = &text[ps + s..ps + e];
+            let words = stemmer.words(sentence, false);
+            let n_words = sentence.split_whitespace().count();
+            doc.words += n_words;
+            let mut stems: Vec<String> = Vec::with_capacity(words.len());
+            for (stem, word) in words {
+                *doc.tf.entry(stem.clone()).or_default() += 1;
+                *surface_counts.entry((stem.clone(), word)).or_default() += 1;
+                stems.push(stem);
+            }
+            stems.sort();
+            stems.dedup();
+            doc.sentences.push(Sentence {
+                start: ps + s,
+                end: ps + e,
+                stems,
+                heading,
+                words: n_words,
+                quotable: quotable(sentence, n_words),
+            });
+        }
+    }
+    let mut best: HashMap<String, (u32, String)> = HashMap::new();
+    for ((stem, word), n) in surface_counts {
+        let e = best.entry(stem).or_insert((0, String::new()));
+        if n > e.0 || (n == e.0 && word < e.1) {
+            *e = (n, word);
+        }
+    }
+    doc.surface = best.into_iter().map(|(k, (_, w))| (k, w)).collect();
+    doc.fingerprint = fingerprint(text);
+    doc
+}
+
+fn is_list_item(line: &str) -> bool {
+    line.starts_with("- ")
+        || line.starts_with("* ")
+        || line
+            .split_once(". ")
+            .is_some_and(|(n, _)| !n.is_empty() && n.len() <= 3 && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+const ABBREVIATIONS: &[&str] = &["e.g", "i.e", "etc", "vs", "cf", "approx", "fig", "no", "mr", "dr", "st"];
+
+/// Sentence byte ranges of a paragraph: ends at `.`, `!` or `?` followed by
+/// a space and a capital, digit, quote or backtick, outside code spans and
+/// not after an abbreviation.
+pub fn split_sentences(p: &str) -> Vec<(usize, usize)> {
+    let bytes = p.as_bytes();
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut in_code = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if c == b'`' {
+            in_code = !in_code;
+        } else if !in_code && matches!(c, b'.' | b'!' | b'?') {
+            let next_ws = bytes.get(i + 1).is_some_and(u8::is_ascii_whitespace);
+            if next_ws {
+                let mut j = i + 1;
+                while j < bytes.len() && bytes[j].is_ascii_whitespace() {
+                    j += 1;
+                }
+                let starts_new = bytes.get(j).is_none_or(|b| {
+                    b.is_ascii_uppercase() || b.is_ascii_digit() || matches!(b, b'`' | b'"' | b'(' | b'\xe2')
+                });
+                let word_before = p[start..i].rsplit(|ch: char| ch.is_whitespace()).next().unwrap_or("").to_lowercase();
+                let word_before = word_before.trim_start_matches(['(', '"']);
+                let abbrev = c == b'.' && (ABBREVIATIONS.contains(&word_before) || word_before.chars().count() == 1);
+                if starts_new && !abbrev {
+                    push_trimmed(p, start, i + 1, &mut out);
+                    start = j;
+                    i = j;
+                    continue;
+                }
+            }
+        }
+        i += 1;
+    }
+    push_trimmed(p, start, bytes.len(), &mut out);
+    out
+}
+
+fn push_trimmed(p: &str, s: usize, e: usize, out: &mut Vec<(usize, usize)>) {
+    let piece = &p[s..e];
+    let lead = piece.len() - piece.trim_start().len();
+    let trimmed = piece.trim();
+    if !trimmed.is_empty() {
+        out.push((s + lead, s + lead + trimmed.len()));
+    }
+}
+
+/// Whether a sentence reads as prose that can stand in a report.
+fn quotable(s: &str, words: usize) -> bool {
+    if !(6..=70).contains(&words) || s.matches('`').count() % 2 == 1 {
+        return false;
+    }
+    let first = s.chars().next().unwrap_or(' ');
+    if !(first.is_uppercase() || first == '`' || first == '"' || first == '“' || first.is_ascii_digit()) {
+        return false;
+    }
+    if has_bracket_number(s) || s.ends_with(':') || s.contains("](") {
+        return false;
+    }
+    let letters = s.chars().filter(|c| c.is_alphabetic() || c.is_whitespace()).count();
+    letters * 100 >= s.chars().count() * 75
+}
+
+/// `[12]`-like text outside code spans would read as a citation marker.
+fn has_bracket_number(s: &str) -> bool {
+    let mut in_code = false;
+    let b = s.as_bytes();
+    for i in 0..b.len() {
+        match b[i] {
+            b'`' => in_code = !in_code,
+            b'[' if !in_code => {
+                let digits = b[i + 1..].iter().take_while(|c| c.is_ascii_digit() || **c == b',' || **c == b' ').count();
+                if digits > 0 && b.get(i + 1 + digits) == Some(&b']') {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sentences_split_outside_code_and_abbreviations() {
+        let p = "The `?` operator returns early. It calls `From::from`, e.g. for io errors. Done! ok then. Next one?";
+        let got: Vec<&str> = split_sentences(p).into_iter().map(|(s, e)| &p[s..e]).collect();
+        assert_eq!(
+            got,
+            vec![
+                "The `?` operator returns early.",
+                "It calls `From::from`, e.g. for io errors.",
+                "Done! ok then.",
+                "Next one?"
+            ]
+        );
+    }
+
+    #[test]
+    fn analysis_keeps_exact_spans_and_skips_code() {
+        let text = "# Title\n\n## Errors\n\nThe question mark operator converts errors with From.\nIt returns early from the function.\n\n```\nlet x = a?;\n```\n\n- A list item that is long enough to quote here.\n";
+        let mut st = Stemmer::default();
+        let d = analyze("Title", text, &mut st);
+        let sentences: Vec<&str> = (0..d.sentences.len()).map(|i| d.sentence_text(text, i)).collect();
+        assert_eq!(
+            sentences,
+            vec![
+                "The question mark operator converts errors with From.",
+                "It returns early from the function.",
+                "A list item that is long enough to quote here."
+            ]
+        );
+        assert_eq!(d.headings.iter().map(|h| h.0.as_str()).collect::<Vec<_>>(), vec!["Title", "Errors"]);
+        assert_eq!(d.sentences[0].heading, Some(1));
+        assert!(d.sentences[0].has("oper") || d.sentences[0].has("operator"));
+        assert!(!d.contains("let"));
+    }
+
+    #[test]
+    fn quotable_rejects_code_and_citation_lookalikes() {
+        assert!(quotable("The operator converts the error value with From.", 8));
+        assert!(!quotable("let x = foo(a, b)?; return Err(e.into());", 8));
+        assert!(!quotable("See the reference [3] for details on this topic here.", 10));
+        assert!(!quotable("and lowercase start is a continuation of something.", 8));
+    }
+}

@@ -1,0 +1,167 @@
+//! PLAN's decomposition: a question's aspects are its runs of content
+//! words (phrases between function words and punctuation), each weighted by
+//! the rarity of its terms in the corpus. The rarest terms of an aspect are
+//! its key: a sentence supports the aspect when it contains them.
+
+use super::analysis::{Stemmer, is_stopword};
+use super::rarity::Weights;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Aspect {
+    /// The words as the question has them, e.g. "lifetime elision rules".
+    pub label: String,
+    /// Stems that identify the aspect (its rarer terms).
+    pub key: Vec<String>,
+    /// Every stem of the aspect.
+    pub stems: Vec<String>,
+    pub weight: f64,
+}
+
+/// A question word with where it stands.
+struct Word {
+    surface: String,
+    stem: Option<String>,
+    /// A stopword or punctuation ends a run.
+    breaks: bool,
+}
+
+/// Splits `text` into words and separators. Symbols standing alone (`?`,
+/// `&`) or glued to a word (`&str`) stay in the label.
+fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
+    let mut out = Vec::new();
+    for raw in text.split_whitespace() {
+        let trimmed =
+            raw.trim_end_matches(['?', ',', '.', ';', ':', '!', ')', '"', '\'']).trim_start_matches(['(', '"', '\'']);
+        let ends_clause = raw.len() != trimmed.len() && raw.ends_with([',', ';', ':', '.', '!', ')']);
+        if trimmed.is_empty() {
+            // A symbol on its own, like the `?` in "the ? operator".
+            let sym = raw.trim_matches(|c: char| c == ',' || c == '"');
+            if !sym.is_empty() && !sym.chars().any(char::is_alphanumeric) && raw.len() <= 3 {
+                out.push(Word { surface: sym.to_string(), stem: None, breaks: false });
+            }
+            continue;
+        }
+        let bare = trimmed.trim_matches('`');
+        let alnum: String = bare.chars().filter(|c| c.is_alphanumeric() || *c == '_').collect();
+        let stop = alnum.is_empty() || is_stopword(&alnum);
+        let stem = if stop { None } else { stemmer.stem(&alnum) };
+        out.push(Word { surface: trimmed.to_string(), stem, breaks: stop });
+        if ends_clause {
+            out.push(Word { surface: String::new(), stem: None, breaks: true });
+        }
+    }
+    out
+}
+
+/// The question's aspects in the question's own order: at most `max`, the
+/// weightiest kept.
+pub fn aspects(question: &str, stemmer: &mut Stemmer, weights: &Weights, max: usize) -> Vec<Aspect> {
+    let ws = words(question, stemmer);
+    let mut runs: Vec<Vec<&Word>> = Vec::new();
+    let mut run: Vec<&Word> = Vec::new();
+    for w in &ws {
+        if w.breaks {
+            if !run.is_empty() {
+                runs.push(std::mem::take(&mut run));
+            }
+            continue;
+        }
+        run.push(w);
+    }
+    if !run.is_empty() {
+        runs.push(run);
+    }
+    // Long runs are cut into phrases of at most three words.
+    let runs: Vec<Vec<&Word>> = runs
+        .into_iter()
+        .flat_map(|r| {
+            let chunks: Vec<Vec<&Word>> = r.chunks(3).map(<[&Word]>::to_vec).collect();
+            chunks
+        })
+        .filter(|r| r.iter().any(|w| w.stem.is_some()))
+        .collect();
+    let global_max = ws.iter().filter_map(|w| w.stem.as_deref()).map(|s| weights.of(s)).fold(0.0, f64::max);
+    let mut out: Vec<Aspect> = Vec::new();
+    for r in runs {
+        let stems: Vec<String> = r.iter().filter_map(|w| w.stem.clone()).collect();
+        let top = stems.iter().map(|s| weights.of(s)).fold(0.0, f64::max);
+        let key: Vec<String> = stems
+            .iter()
+            .filter(|s| {
+                let w = weights.of(s);
+                w >= 0.5 * top && w >= 0.35 * global_max || w >= top
+            })
+            .cloned()
+            .collect();
+        let rest: f64 = stems.iter().map(|s| weights.of(s)).sum::<f64>() - top;
+        let label = r.iter().map(|w| w.surface.as_str()).collect::<Vec<_>>().join(" ");
+        let aspect = Aspect { label, key, stems, weight: top + 0.25 * rest };
+        // The same terms asked twice ("Rc and Arc … need Arc") are one aspect.
+        match out.iter_mut().find(|a| same_terms(&a.key, &aspect.key)) {
+            Some(existing) if existing.weight < aspect.weight => *existing = aspect,
+            Some(_) => {}
+            None => out.push(aspect),
+        }
+    }
+    let best = out.iter().map(|a| a.weight).fold(0.0, f64::max);
+    if out.len() > 2 {
+        out.retain(|a| a.weight >= 0.3 * best);
+    }
+    if out.len() > max.max(1) {
+        let mut order: Vec<usize> = (0..out.len()).collect();
+        order.sort_by(|a, b| out[*b].weight.total_cmp(&out[*a].weight).then(a.cmp(b)));
+        let keep: Vec<usize> = order.into_iter().take(max.max(1)).collect();
+        out = out.into_iter().enumerate().filter(|(i, _)| keep.contains(i)).map(|(_, a)| a).collect();
+    }
+    out
+}
+
+fn same_terms(a: &[String], b: &[String]) -> bool {
+    let mut a = a.to_vec();
+    let mut b = b.to_vec();
+    a.sort();
+    b.sort();
+    a == b
+}
+
+/// How much of an aspect a set of stems holds: the weighted share of its
+/// key stems present, in `[0, 1]`.
+pub fn coverage(aspect: &Aspect, has: impl Fn(&str) -> bool, weights: &Weights) -> f64 {
+    let total: f64 = aspect.key.iter().map(|k| weights.of(k)).sum();
+    if total <= 0.0 {
+        return 0.0;
+    }
+    aspect.key.iter().filter(|k| has(k)).map(|k| weights.of(k)).sum::<f64>() / total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn labels(q: &str) -> Vec<String> {
+        let mut st = Stemmer::default();
+        let w = Weights::new(None, 0.0, &[]);
+        aspects(q, &mut st, &w, 5).into_iter().map(|a| a.label).collect()
+    }
+
+    #[test]
+    fn runs_of_content_words_become_aspects() {
+        assert_eq!(
+            labels("What are the lifetime elision rules for function signatures?"),
+            vec!["lifetime elision rules", "function signatures"]
+        );
+        assert_eq!(labels("What is the difference between Rc and Arc, and when do I need Arc?"), vec!["Rc", "Arc"]);
+        assert_eq!(labels("How does the ? operator convert errors?"), vec!["? operator convert", "errors"]);
+    }
+
+    #[test]
+    fn coverage_weighs_key_terms() {
+        let mut st = Stemmer::default();
+        let w = Weights::new(None, 0.0, &[]);
+        let a = &aspects("lifetime elision", &mut st, &w, 5)[0];
+        assert_eq!(coverage(a, |s| a.key.iter().any(|k| k == s), &w), 1.0);
+        assert_eq!(coverage(a, |_| false, &w), 0.0);
+        let partial = coverage(a, |s| s == a.key[0], &w);
+        assert!(partial > 0.0 && partial < 1.0);
+    }
+}

@@ -1,0 +1,70 @@
+//! REVIEW: keep or reject each new source, with a reason the quality
+//! report counts: `redirect`, `too_short`, `duplicate`, `off_topic`.
+
+use super::Src;
+use super::aspects::Aspect;
+use super::config::BuiltinConfig;
+use super::rarity::Weights;
+use super::score::relevance;
+use crate::engine::model::SourceVerdict;
+use crate::text::jaccard;
+
+/// Phrases of pages that only send the reader elsewhere.
+const REDIRECT_MARKS: &[&str] =
+    &["redirecting to", "has moved", "no longer available", "no longer distributed", "page moved"];
+
+pub fn review(
+    candidates: &[Src<'_>],
+    kept: &[Src<'_>],
+    aspects: &[Aspect],
+    w: &Weights,
+    constraint_stems: &[String],
+    cfg: &BuiltinConfig,
+) -> Vec<SourceVerdict> {
+    let question_stems: Vec<&String> = aspects.iter().flat_map(|a| &a.stems).collect();
+    let mut accepted: Vec<&Src<'_>> = kept.iter().collect();
+    let mut out = Vec::new();
+    for c in candidates {
+        let rel = relevance(aspects, &c.an, w, constraint_stems) as f32;
+        let verdict = |kept: bool, reason: Option<&str>, signals: Vec<String>| SourceVerdict {
+            id: c.doc.meta.id,
+            kept,
+            reason: reason.map(str::to_string),
+            relevance: rel,
+            signals,
+        };
+        let lower = c.doc.text.to_lowercase();
+        if c.an.words < 120 && REDIRECT_MARKS.iter().any(|m| lower.contains(m)) {
+            out.push(verdict(false, Some("redirect"), Vec::new()));
+            continue;
+        }
+        if c.an.words < cfg.min_words {
+            out.push(verdict(false, Some("too_short"), Vec::new()));
+            continue;
+        }
+        if accepted.iter().any(|k| jaccard(&k.an.fingerprint, &c.an.fingerprint) >= cfg.duplicate_similarity) {
+            out.push(verdict(false, Some("duplicate"), Vec::new()));
+            continue;
+        }
+        if f64::from(rel) < cfg.relevance_threshold {
+            out.push(verdict(false, Some("off_topic"), signals(c, &question_stems, w)));
+            continue;
+        }
+        accepted.push(c);
+        out.push(verdict(true, None, Vec::new()));
+    }
+    out
+}
+
+/// What an off-topic source is about instead: its most frequent weighty
+/// terms that the question does not use (candidate negative keywords).
+fn signals(c: &Src<'_>, question: &[&String], w: &Weights) -> Vec<String> {
+    let mut terms: Vec<(&String, f64)> =
+        c.an.tf
+            .iter()
+            .filter(|(s, _)| !question.contains(s) && w.of(s) >= 0.4)
+            .map(|(s, tf)| (s, f64::from(*tf) * w.of(s)))
+            .collect();
+    terms.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+    terms.into_iter().take(3).filter_map(|(s, _)| c.an.surface.get(s).cloned()).collect()
+}

@@ -1,0 +1,132 @@
+//! Which folder is the corpus, and which of its files are documents.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::UNIX_EPOCH;
+
+use super::CorpusError;
+use super::extract::FileKind;
+
+/// The Rust documentation rustup installs: `$(rustc --print sysroot)/share/doc/rust/html`.
+pub fn default_corpus() -> Result<PathBuf, CorpusError> {
+    let how = "index another folder with `sleuth index PATH` and set `[local] corpus = \"PATH\"` \
+               (or pass `--set local.corpus=PATH`)";
+    let out = Command::new("rustc").args(["--print", "sysroot"]).output().map_err(|e| CorpusError::NoDefault {
+        message: format!("no corpus is configured and `rustc --print sysroot` could not run ({e}); {how}"),
+    })?;
+    if !out.status.success() {
+        return Err(CorpusError::NoDefault {
+            message: format!("no corpus is configured and `rustc --print sysroot` failed; {how}"),
+        });
+    }
+    let sysroot = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let docs = Path::new(&sysroot).join("share/doc/rust/html");
+    if !docs.is_dir() {
+        return Err(CorpusError::NoDefault {
+            message: format!(
+                "no corpus is configured and the Rust documentation is not installed at {} \
+                 (install it with `rustup component add rust-docs`), or {how}",
+                docs.display()
+            ),
+        });
+    }
+    Ok(docs)
+}
+
+/// A document file found in the corpus.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileEntry {
+    /// Corpus-relative, `/`-separated.
+    pub rel: String,
+    pub abs: PathBuf,
+    pub kind: FileKind,
+    pub size: u64,
+    pub mtime_ns: u64,
+}
+
+/// Files and folders that could not be walked, by reason, with a few examples.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WalkProblems {
+    pub counts: BTreeMap<String, usize>,
+    pub examples: Vec<String>,
+}
+
+impl WalkProblems {
+    pub fn add(&mut self, reason: &str, example: String) {
+        *self.counts.entry(reason.to_string()).or_default() += 1;
+        if self.examples.len() < 5 {
+            self.examples.push(example);
+        }
+    }
+}
+
+/// Every `.md`, `.txt` and `.html` file under `root`, sorted by path.
+/// Hidden files and folders are left out; symlinks are followed, and
+/// symlink loops are reported instead of followed forever.
+pub fn walk(root: &Path, skip_dir: Option<&Path>) -> (Vec<FileEntry>, WalkProblems) {
+    let mut files = Vec::new();
+    let mut problems = WalkProblems::default();
+    let walker = walkdir::WalkDir::new(root).follow_links(true).sort_by_file_name().into_iter().filter_entry(|e| {
+        let hidden = e.depth() > 0 && e.file_name().to_string_lossy().starts_with('.');
+        let is_skip = skip_dir.is_some_and(|s| e.path() == s);
+        !hidden && !is_skip
+    });
+    for entry in walker {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                let path = e.path().map(|p| p.display().to_string()).unwrap_or_default();
+                if e.loop_ancestor().is_some() {
+                    problems.add("symlink loop", format!("{path}: a symlink loop (not followed)"));
+                } else {
+                    problems.add("unreadable", format!("{path}: {e}"));
+                }
+                continue;
+            }
+        };
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let Some(kind) = FileKind::of(entry.path()) else { continue };
+        let meta = match entry.metadata() {
+            Ok(m) => m,
+            Err(e) => {
+                problems.add("unreadable", format!("{}: {e}", entry.path().display()));
+                continue;
+            }
+        };
+        let Ok(rel) = entry.path().strip_prefix(root) else { continue };
+        let rel = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+        let mtime_ns =
+            meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos() as u64);
+        files.push(FileEntry { rel, abs: entry.path().to_path_buf(), kind, size: meta.len(), mtime_ns });
+    }
+    files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    files.dedup_by(|a, b| a.rel == b.rel);
+    (files, problems)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn walks_documents_skips_hidden_and_survives_symlink_loops() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("a/b")).expect("mkdir");
+        std::fs::create_dir_all(root.join(".git")).expect("mkdir");
+        std::fs::write(root.join("a/one.md"), "# One").expect("write");
+        std::fs::write(root.join("a/b/two.html"), "<p>x</p>").expect("write");
+        std::fs::write(root.join("a/three.png"), "png").expect("write");
+        std::fs::write(root.join(".git/four.md"), "hidden").expect("write");
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(root.join("a"), root.join("a/b/loop")).expect("symlink");
+        let (files, problems) = walk(root, None);
+        let rels: Vec<&str> = files.iter().map(|f| f.rel.as_str()).collect();
+        assert_eq!(rels, vec!["a/b/two.html", "a/one.md"]);
+        #[cfg(unix)]
+        assert_eq!(problems.counts.get("symlink loop"), Some(&1), "{problems:?}");
+    }
+}

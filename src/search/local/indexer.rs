@@ -1,0 +1,321 @@
+//! Building and updating the index: walk the corpus, skip files whose size
+//! and mtime are unchanged, extract the others on every core, drop files
+//! that are gone, then regroup near-duplicates. Progress goes to the
+//! caller's line printer.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use tantivy::schema::Term;
+use tantivy::{Index, IndexWriter, TantivyDocument};
+
+use super::discover::{FileEntry, WalkProblems, walk};
+use super::dupes::{GroupRules, group, simhash, top_folder};
+use super::extract::{Extracted, SkipReason, decode_text, extract, passages};
+use super::manifest::{FileRecord, FileState, INDEX_VERSION, Manifest, primary_language};
+use super::schema::{Fields, KIND_PAGE, KIND_PASSAGE};
+use super::store::{IndexMeta, Layout};
+use super::{CorpusError, LocalConfig};
+
+/// What an indexing run did and what the index now holds.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct IndexSummary {
+    /// Document files (`.md`, `.txt`, `.html`) found in the corpus.
+    pub files: usize,
+    /// Read and extracted in this run (new or changed).
+    pub extracted: usize,
+    pub unchanged: usize,
+    pub removed: usize,
+    /// Pages in the index now.
+    pub pages: usize,
+    pub passages: usize,
+    pub redirects: usize,
+    /// Files not indexed, by reason (walk problems included).
+    pub skipped: BTreeMap<String, usize>,
+    /// Files that were not valid UTF-8 and were read as Windows-1252.
+    pub reencoded: usize,
+    /// Pages folded into a canonical copy of the same document.
+    pub duplicates: usize,
+    /// A few files that could not be read, with why.
+    pub problems: Vec<String>,
+    pub elapsed: Duration,
+}
+
+impl IndexSummary {
+    /// One paragraph for people.
+    pub fn describe(&self) -> String {
+        let mut s = format!(
+            "{} pages ({} passages) from {} files in {:.1} s: {} read, {} unchanged, {} removed; \
+             {} redirect stubs skipped; {} near-duplicate pages folded into their canonical copy",
+            self.pages,
+            self.passages,
+            self.files,
+            self.elapsed.as_secs_f64(),
+            self.extracted,
+            self.unchanged,
+            self.removed,
+            self.redirects,
+            self.duplicates
+        );
+        if !self.skipped.is_empty() {
+            let parts: Vec<String> = self.skipped.iter().map(|(k, v)| format!("{v} {k}")).collect();
+            s.push_str(&format!("; skipped: {}", parts.join(", ")));
+        }
+        if self.reencoded > 0 {
+            s.push_str(&format!("; {} files were not valid UTF-8 and were read as Windows-1252", self.reencoded));
+        }
+        for p in &self.problems {
+            s.push_str(&format!("\n  {p}"));
+        }
+        s
+    }
+}
+
+/// Brings the index in `layout` up to date with the folder `root`.
+/// `previous` is the manifest of a valid existing index (`None`: build
+/// from scratch into a fresh index).
+pub fn update(
+    root: &Path,
+    layout: &Layout,
+    index: &Index,
+    fields: Fields,
+    previous: Option<Manifest>,
+    cfg: &LocalConfig,
+    progress: &(dyn Fn(&str) + Send + Sync),
+) -> Result<IndexSummary, CorpusError> {
+    let started = Instant::now();
+    let skip_dir = layout.dir.starts_with(root).then_some(layout.dir.as_path());
+    let (files, problems) = walk(root, skip_dir);
+    if files.is_empty() {
+        return Err(CorpusError::Empty { path: root.to_path_buf(), problems: problems.examples.clone() });
+    }
+    let mut manifest = previous.unwrap_or_else(|| Manifest::new(root));
+    manifest.corpus = root.to_path_buf();
+    manifest.version = INDEX_VERSION;
+    let present: HashSet<&str> = files.iter().map(|f| f.rel.as_str()).collect();
+    let removed: Vec<String> = manifest.files.keys().filter(|k| !present.contains(k.as_str())).cloned().collect();
+    let todo: Vec<&FileEntry> = files
+        .iter()
+        .filter(|f| manifest.files.get(&f.rel).is_none_or(|r| r.size != f.size || r.mtime_ns != f.mtime_ns))
+        .collect();
+
+    let threads =
+        if cfg.threads == 0 { std::thread::available_parallelism().map_or(2, |n| n.get()) } else { cfg.threads };
+    let mut summary = IndexSummary { files: files.len(), unchanged: files.len() - todo.len(), ..Default::default() };
+    let mut example_problems = problems.examples.clone();
+    if !todo.is_empty() || !removed.is_empty() {
+        let writer_threads = threads.clamp(1, 4);
+        let mut writer: IndexWriter<TantivyDocument> =
+            index.writer_with_num_threads(writer_threads, writer_threads * 96_000_000).map_err(CorpusError::index)?;
+        for path in removed.iter().chain(todo.iter().filter(|f| manifest.files.contains_key(&f.rel)).map(|f| &f.rel)) {
+            writer.delete_term(Term::from_field_text(fields.path, path));
+        }
+        let records = extract_all(&todo, &writer, fields, cfg, threads, progress, started)?;
+        writer.commit().map_err(CorpusError::index)?;
+        writer.wait_merging_threads().map_err(CorpusError::index)?;
+        for path in &removed {
+            manifest.files.remove(path);
+        }
+        for (rel, record, problem) in records {
+            if let Some(p) = problem {
+                example_problems.push(p);
+            }
+            manifest.files.insert(rel, record);
+        }
+    }
+    summary.extracted = todo.len();
+    summary.removed = removed.len();
+
+    let groups = group(
+        &manifest.files,
+        &GroupRules {
+            max_bits: cfg.duplicate_max_bits,
+            stub_max_words: cfg.stub_max_words,
+            min_words: 20,
+            prefer: &cfg.prefer,
+        },
+    );
+    summary.duplicates = groups.len();
+    tally(&manifest, &problems, &mut summary);
+    example_problems.truncate(5);
+    summary.problems = example_problems;
+    let meta = IndexMeta {
+        version: INDEX_VERSION,
+        corpus: root.to_path_buf(),
+        languages: manifest.languages(),
+        passages: summary.passages,
+    };
+    layout.save(&meta, &groups, &manifest).map_err(|e| CorpusError::io(&layout.dir, e))?;
+    summary.elapsed = started.elapsed();
+    Ok(summary)
+}
+
+fn tally(manifest: &Manifest, problems: &WalkProblems, s: &mut IndexSummary) {
+    for r in manifest.files.values() {
+        match r.state {
+            FileState::Indexed => {
+                s.pages += 1;
+                s.passages += r.passages as usize;
+            }
+            FileState::Redirect => s.redirects += 1,
+            FileState::Skipped(reason) => *s.skipped.entry(reason.label().to_string()).or_default() += 1,
+        }
+        s.reencoded += usize::from(r.reencoded);
+    }
+    for (k, v) in &problems.counts {
+        *s.skipped.entry(k.clone()).or_default() += v;
+    }
+}
+
+type Extraction = (String, FileRecord, Option<String>);
+
+/// Extracts `todo` on `threads` threads, adding documents to `writer`.
+fn extract_all(
+    todo: &[&FileEntry],
+    writer: &IndexWriter<TantivyDocument>,
+    fields: Fields,
+    cfg: &LocalConfig,
+    threads: usize,
+    progress: &(dyn Fn(&str) + Send + Sync),
+    started: Instant,
+) -> Result<Vec<Extraction>, CorpusError> {
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let out: Mutex<Vec<Extraction>> = Mutex::new(Vec::with_capacity(todo.len()));
+    let failure: Mutex<Option<CorpusError>> = Mutex::new(None);
+    let total = todo.len();
+    std::thread::scope(|scope| {
+        for _ in 0..threads.max(1) {
+            scope.spawn(|| {
+                let mut local = Vec::new();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(entry) = todo.get(i).filter(|_| !failed.load(Ordering::Relaxed)) else { break };
+                    match process(entry, writer, fields, cfg) {
+                        Ok(x) => local.push(x),
+                        Err(e) => {
+                            *failure.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                            failed.store(true, Ordering::Relaxed);
+                            break;
+                        }
+                    }
+                    done.fetch_add(1, Ordering::Relaxed);
+                }
+                out.lock().unwrap_or_else(|p| p.into_inner()).extend(local);
+            });
+        }
+        let mut last = Instant::now();
+        while done.load(Ordering::Relaxed) < total && !failed.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(100));
+            if last.elapsed() >= Duration::from_secs(1) {
+                last = Instant::now();
+                let d = done.load(Ordering::Relaxed);
+                let rate = d as f64 / started.elapsed().as_secs_f64().max(0.001);
+                progress(&format!(
+                    "indexing: {d} / {total} files ({:.0}%, {rate:.0} files/s)",
+                    100.0 * d as f64 / total as f64
+                ));
+            }
+        }
+    });
+    if let Some(e) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(e);
+    }
+    let mut out = out.into_inner().unwrap_or_else(|p| p.into_inner());
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(out)
+}
+
+/// Reads, extracts and indexes one file. Problems with the file become its
+/// record's state; only an index failure is an error.
+fn process(
+    entry: &FileEntry,
+    writer: &IndexWriter<TantivyDocument>,
+    fields: Fields,
+    cfg: &LocalConfig,
+) -> Result<Extraction, CorpusError> {
+    let rel = entry.rel.clone();
+    let skipped = |reason| FileRecord::bare(entry.size, entry.mtime_ns, FileState::Skipped(reason));
+    if entry.size > cfg.max_file_mb.saturating_mul(1 << 20) {
+        let why = format!(
+            "{}: {:.1} MB is over the {} MB limit (raise local.max_file_mb to index it)",
+            entry.abs.display(),
+            entry.size as f64 / 1_048_576.0,
+            cfg.max_file_mb
+        );
+        return Ok((rel, skipped(SkipReason::TooLarge), Some(why)));
+    }
+    let bytes = match std::fs::read(&entry.abs) {
+        Ok(b) => b,
+        Err(e) => {
+            let why = format!("{}: {e}", entry.abs.display());
+            return Ok((rel, skipped(SkipReason::Unreadable), Some(why)));
+        }
+    };
+    let (text, reencoded) = match decode_text(&bytes) {
+        Ok(t) => t,
+        Err(reason) => return Ok((rel, skipped(reason), None)),
+    };
+    let page = match extract(entry.kind, &text, &rel) {
+        Extracted::Page(p) => p,
+        Extracted::Redirect { .. } => {
+            return Ok((rel, FileRecord::bare(entry.size, entry.mtime_ns, FileState::Redirect), None));
+        }
+        Extracted::Skipped(reason) => return Ok((rel, skipped(reason), None)),
+    };
+    let words = page.word_count();
+    if words == 0 {
+        return Ok((rel, skipped(SkipReason::Empty), None));
+    }
+    let lang = page.lang.as_deref().map(primary_language).unwrap_or_default();
+    let parts = passages(&page, cfg.passage_words);
+    for p in &parts {
+        let mut doc = TantivyDocument::default();
+        doc.add_text(fields.kind, KIND_PASSAGE);
+        doc.add_text(fields.path, &rel);
+        if let Some(a) = &p.anchor {
+            doc.add_text(fields.anchor, a);
+        }
+        doc.add_text(fields.title, &page.title);
+        if let Some(h) = &p.heading {
+            doc.add_text(fields.heading, h);
+        }
+        doc.add_text(fields.body, &p.text);
+        doc.add_text(fields.lang, &lang);
+        writer.add_document(doc).map_err(CorpusError::index)?;
+    }
+    let mut doc = TantivyDocument::default();
+    doc.add_text(fields.kind, KIND_PAGE);
+    doc.add_text(fields.path, &rel);
+    doc.add_text(fields.page_title, &page.title);
+    doc.add_text(fields.page_text, page.render());
+    doc.add_u64(fields.mtime, entry.mtime_ns / 1_000_000_000);
+    writer.add_document(doc).map_err(CorpusError::index)?;
+
+    let top = top_folder(&rel);
+    let links: BTreeSet<&str> =
+        page.links.iter().map(String::as_str).filter(|l| top_folder(l) != top && *l != rel).collect();
+    let stub_links: BTreeSet<&str> = if words <= cfg.stub_max_words {
+        page.links.iter().map(String::as_str).filter(|l| *l != rel).collect()
+    } else {
+        BTreeSet::new()
+    };
+    let record = FileRecord {
+        size: entry.size,
+        mtime_ns: entry.mtime_ns,
+        state: FileState::Indexed,
+        title: page.title.clone(),
+        lang: page.lang.clone(),
+        words: words as u32,
+        simhash: simhash(&page.prose()),
+        passages: parts.len() as u32,
+        links: links.into_iter().map(str::to_string).collect(),
+        stub_links: stub_links.into_iter().map(str::to_string).collect(),
+        reencoded,
+    };
+    Ok((rel, record, None))
+}
