@@ -294,10 +294,334 @@ fn memory_list_show_and_clear() {
     assert!(store.entries().is_empty());
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore]
-async fn show_outputs() {
-    let home = std::path::PathBuf::from("/tmp/sleuth-show");
-    let _ = std::fs::remove_dir_all(&home);
-    populate(&home).await;
+// ---- End to end with the built-in reasoner and a local corpus ----------
+
+const E2E_QUESTION: &str = "How do widgets connect to gadgets and what latency do they have?";
+
+/// A small corpus folder: 24 pages about widgets and gadgets.
+fn write_corpus(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    for i in 1..=24 {
+        let text = format!(
+            "# Widget model {i}\n\nWidget {i} connects to gadget {g} through a bus of width {w} bits. \
+             The connection was measured in lab {i} on day {d}.\n\n## Latency\n\nThe latency of widget {i} is {l} \
+             microseconds under load, and gadget {g} buffers up to {b} frames. Engineers in lab {i} recommend pairing \
+             widget {i} with gadget {g2} when throughput matters more than latency.\n\n## Power\n\nWidget {i} draws \
+             {p} milliwatts; the gadget side adds {q} milliwatts. Thermal limits apply above {t} degrees.\n",
+            g = i * 7,
+            w = i * 2,
+            d = i * 3,
+            l = i * 5,
+            b = i * 11,
+            g2 = i * 7 + 1,
+            p = i * 13,
+            q = i * 3,
+            t = 40 + i
+        );
+        std::fs::write(dir.join(format!("doc{i}.md")), text).unwrap();
+    }
+}
+
+/// Flags for a session of several iterations on `corpus`: thresholds it
+/// cannot meet, so only convergence or the iteration limit stop it.
+fn long_session(corpus: &Path) -> Vec<String> {
+    let mut args = vec!["--set".to_string(), format!("local.corpus={}", corpus.display())];
+    for set in [
+        "decide.confidence_threshold=1.0",
+        "decide.coverage_threshold=1.0",
+        "decide.diminishing_returns_window=50",
+        "decide.severity_plateau_window=50",
+    ] {
+        args.extend(["--set".to_string(), set.to_string()]);
+    }
+    args.extend(["--max-iterations", "8", "--time-limit", "0"].map(String::from));
+    args
+}
+
+fn session_ids(home: &Path) -> Vec<String> {
+    let mut ids: Vec<String> = std::fs::read_dir(home.join("sessions"))
+        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    ids.retain(|n| !n.starts_with('.'));
+    ids.sort();
+    ids
+}
+
+/// Starts `sleuth args…` and SIGKILLs it once its session log has at least
+/// `lines` lines. Returns the session id and the complete lines written
+/// before the kill, or None when the session ended first (its folder is
+/// then removed when `discard_finished`).
+fn kill_after(home: &Path, args: &[String], lines: usize, discard_finished: bool) -> Option<(String, Vec<String>)> {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("sleuth"))
+        .env("SLEUTH_HOME", home)
+        .env("SLEUTH_TEST_KEY", SECRET)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let mut id = None;
+    loop {
+        assert!(std::time::Instant::now() < deadline, "the session never got going");
+        if id.is_none() {
+            id = session_ids(home).into_iter().next();
+        }
+        if let Some(id) = &id {
+            let log = std::fs::read(SessionDir::new(&home.join("sessions"), id).log_path()).unwrap_or_default();
+            if log.iter().filter(|b| **b == b'\n').count() >= lines {
+                child.kill().unwrap(); // SIGKILL
+                break;
+            }
+        }
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    }
+    child.wait().unwrap();
+    let id = id?;
+    let text =
+        String::from_utf8(std::fs::read(SessionDir::new(&home.join("sessions"), &id).log_path()).unwrap()).unwrap();
+    let complete: Vec<String> = text.split_inclusive('\n').filter(|l| l.ends_with('\n')).map(String::from).collect();
+    if complete.iter().any(|l| l.contains("\"type\":\"session_ended\"")) {
+        if discard_finished {
+            std::fs::remove_dir_all(home.join("sessions").join(&id)).unwrap();
+        }
+        return None;
+    }
+    Some((id, complete))
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+fn log_lines(home: &Path, id: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(SessionDir::new(&home.join("sessions"), id).log_path()).unwrap();
+    text.split_inclusive('\n').map(String::from).collect()
+}
+
+#[test]
+fn sigkill_mid_session_then_resume_finishes_with_the_report_of_an_uninterrupted_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let corpus = tmp.path().join("corpus");
+    write_corpus(&corpus);
+    let flags = long_session(&corpus);
+    let mut run: Vec<String> = vec!["run".into()];
+    run.extend(flags.clone());
+    run.push(E2E_QUESTION.into());
+
+    // One index for both runs: search results that tie on score come in
+    // the order of the index's segments, which differs between builds.
+    let home = tmp.path().join("home");
+    sleuth(&home).args(["index"]).arg(&corpus).assert().success();
+    let reference_home = tmp.path().join("reference");
+    copy_dir(&home.join("index"), &reference_home.join("index"));
+    let reference = stdout(sleuth(&reference_home).args(&run));
+    let reference_id = session_ids(&reference_home).pop().unwrap();
+    let reference_events = log_lines(&reference_home, &reference_id).len();
+    assert!(reference_events > 30, "a session long enough to kill in the middle: {reference_events} events");
+
+    // Killed early in the first iteration; retried if the machine was too
+    // slow to kill it before it ended.
+    let (id, before) =
+        (0..5).find_map(|_| kill_after(&home, &run, 4, true)).expect("could not kill the session before it ended");
+    assert!(before.len() < reference_events);
+    // Resumed, and killed again a few events later (unless a slow poll let
+    // it finish first: then the one crash is what this run tests).
+    let resume: Vec<String> = vec!["resume".into(), id.clone(), "--headless".into()];
+    let before_second = match kill_after(&home, &resume, before.len() + 8, false) {
+        Some((same, lines)) => {
+            assert_eq!(same, id);
+            assert_eq!(&lines[..before.len()], &before[..], "the first resume kept every event");
+            lines
+        }
+        None => before.clone(),
+    };
+    let out = sleuth(&home).args(&resume).assert().success().get_output().clone();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    let report = if err.contains("has ended") {
+        let log = read_log(&SessionDir::new(&home.join("sessions"), &id).log_path()).unwrap();
+        format!("{}\n", sleuth::engine::SessionState::replay(&log.records).report.unwrap().markdown)
+    } else {
+        assert!(err.contains("resuming session"), "{err}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let after = log_lines(&home, &id);
+    assert_eq!(&after[..before_second.len()], &before_second[..], "every event written before the kills is there");
+    for (i, line) in after.iter().enumerate() {
+        let r: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(r["seq"], i as u64 + 1);
+    }
+    assert!(after.last().unwrap().contains("\"session_ended\""));
+    assert_eq!(report, reference, "the report equals the uninterrupted run's");
+    let table = stdout(sleuth(&home).arg("sessions"));
+    assert!(table.contains("finished"), "{table}");
+}
+
+#[test]
+fn two_processes_resuming_one_session_the_second_gets_the_holders_pid() {
+    let tmp = tempfile::tempdir().unwrap();
+    let corpus = tmp.path().join("corpus");
+    write_corpus(&corpus);
+    let home = tmp.path().join("home");
+    // A session waiting on an ASK, written by the engine with scripted parts.
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(run_new(
+        &home.join("sessions"),
+        "20250102-090000-bbbb",
+        support::settings(3),
+        ScriptedReasoner::new(turns(true)),
+        ScriptedProvider::new("scripted", corpus_docs()),
+        memory(),
+        "Which widget is blue?",
+        OnAsk::Detach,
+    ));
+    sleuth(&home).args(["index"]).arg(&corpus).assert().success();
+    let set_corpus = format!("local.corpus={}", corpus.display());
+    let mut first = std::process::Command::new(assert_cmd::cargo::cargo_bin("sleuth"))
+        .env("SLEUTH_HOME", &home)
+        .args(["resume", "20250102-090000-bbbb", "--headless", "--ask", "stdin", "--set", &set_corpus])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lock = SessionDir::new(&home.join("sessions"), "20250102-090000-bbbb").lock_path();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while sleuth::session::lock::live_holder(&lock) != Some(first.id()) {
+        assert!(std::time::Instant::now() < deadline, "the first process never took the lock");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let out =
+        sleuth(&home).args(["resume", "20250102-090000-bbbb", "--headless"]).assert().failure().get_output().clone();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("pid {}", first.id())), "{err}");
+    // The first one asks the open question again; answer it and let it finish.
+    use std::io::Write as _;
+    first.stdin.take().unwrap().write_all(b"2\n").unwrap();
+    let done = first.wait_with_output().unwrap();
+    let first_err = String::from_utf8_lossy(&done.stderr);
+    assert!(done.status.success(), "{first_err}");
+    assert!(first_err.contains("Which widget do you mean?") && first_err.contains("the red widget"), "{first_err}");
+    let table = stdout(sleuth(&home).arg("sessions"));
+    assert!(table.lines().any(|l| l.starts_with("20250102-090000-bbbb") && l.contains("finished")), "{table}");
+}
+
+fn corpus_docs() -> Vec<support::scripted::Doc> {
+    corpus(10)
+}
+
+#[test]
+fn with_an_api_key_set_no_file_the_session_wrote_and_no_export_holds_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let corpus = tmp.path().join("corpus");
+    write_corpus(&corpus);
+    let home = tmp.path().join("home");
+    let keyed = ["--set", "llm.api_key_env=SLEUTH_TEST_KEY"];
+    let question = format!("Does key {SECRET} connect widgets to gadgets?");
+    let printed = stdout(sleuth(&home).arg("run").args(long_session(&corpus)).args(keyed).arg(&question));
+    assert!(!printed.contains(SECRET), "the printed report is redacted too");
+    let id = session_ids(&home).pop().unwrap();
+    let exports = tmp.path().join("exports");
+    std::fs::create_dir_all(&exports).unwrap();
+    for (format, file) in [("md", "r.md"), ("json", "r.json"), ("bibtex", "r.bib"), ("csl-json", "r.csl.json")] {
+        sleuth(&home)
+            .args(["export", &id, "--format", format, "-o"])
+            .arg(exports.join(file))
+            .args(keyed)
+            .assert()
+            .success();
+    }
+    sleuth(&home).args(["export", &id, "--iterations"]).arg(exports.join("its")).args(keyed).assert().success();
+    let follow =
+        sleuth(&home).args(["resume", &id, "--follow-up", "And the power draw?"]).args(keyed).assert().success();
+    assert!(!String::from_utf8_lossy(&follow.get_output().stdout).contains(SECRET));
+    let mut checked = 0;
+    for root in [home.as_path(), exports.as_path()] {
+        for path in files_under(root) {
+            let bytes = std::fs::read(&path).unwrap();
+            assert!(!String::from_utf8_lossy(&bytes).contains(SECRET), "{} holds the key", path.display());
+            checked += 1;
+        }
+    }
+    assert!(checked > 10, "{checked} files checked");
+    let log = std::fs::read_to_string(SessionDir::new(&home.join("sessions"), &id).log_path()).unwrap();
+    assert!(log.contains("[redacted]"));
+}
+
+fn files_under(root: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() { stack.push(path) } else { out.push(path) }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_follow_up_and_a_retuned_fork_run_end_to_end() {
+    let tmp = tempfile::tempdir().unwrap();
+    let corpus = tmp.path().join("corpus");
+    write_corpus(&corpus);
+    let home = tmp.path().join("home");
+    let set_corpus = format!("local.corpus={}", corpus.display());
+    sleuth(&home).args(["run", "--preset", "simple", "--set", &set_corpus, E2E_QUESTION]).assert().success();
+    let first = session_ids(&home).pop().unwrap();
+    let first_state = sleuth::engine::SessionState::replay(
+        &read_log(&SessionDir::new(&home.join("sessions"), &first).log_path()).unwrap().records,
+    );
+
+    // A follow-up: a new session that starts with the first one's sources.
+    let out = sleuth(&home)
+        .args(["resume", &first, "--follow-up", "What power do the widgets draw?"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("follow-up of session {first}")));
+    let second = session_ids(&home).into_iter().find(|i| *i != first).unwrap();
+    let log = read_log(&SessionDir::new(&home.join("sessions"), &second).log_path()).unwrap();
+    let state = sleuth::engine::SessionState::replay(&log.records);
+    let header = state.header.as_ref().unwrap();
+    assert_eq!(header.follow_up_of.as_deref(), Some(first.as_str()));
+    assert_eq!(header.preset, "simple", "the follow-up continues under the recorded configuration");
+    assert!(state.sources.len() >= first_state.sources.len());
+    for (a, b) in first_state.sources.iter().zip(&state.sources) {
+        assert_eq!(a.meta.locator, b.meta.locator);
+    }
+    assert!(state.is_finished() && state.report.is_some());
+
+    // A fork of the first from iteration 1 with a bigger preset runs on.
+    let out = sleuth(&home)
+        .args(["fork", &first, "--from", "1", "--preset", "deep", "--headless"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(err.contains("retuned"), "{err}");
+    let fork = session_ids(&home).into_iter().find(|i| *i != first && *i != second).unwrap();
+    let state = sleuth::engine::SessionState::replay(
+        &read_log(&SessionDir::new(&home.join("sessions"), &fork).log_path()).unwrap().records,
+    );
+    let header = state.header.as_ref().unwrap();
+    assert_eq!((header.preset.as_str(), header.limits.max_iterations), ("deep", 10));
+    assert_eq!(header.forked_from.as_ref().unwrap().session_id, first);
+    assert!(state.is_finished());
+    assert!(!String::from_utf8_lossy(&out.stdout).is_empty(), "the fork's report is printed");
 }

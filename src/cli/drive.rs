@@ -14,13 +14,16 @@ use crate::engine::model::{Clarification, Outcome};
 use crate::engine::protocol::{Answer, Command, Event};
 use crate::engine::state::SessionState;
 use crate::engine::{Engine, EngineHandle, NextStep};
-use crate::session::SessionDir;
+use crate::session::{Redactor, SessionDir};
 use crate::text::sanitize;
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct HeadlessOptions {
     pub policy: AskPolicy,
     pub json: bool,
+    /// What is printed is redacted like what is stored: `sleuth run > out.md`
+    /// is an export too.
+    pub redactor: Redactor,
 }
 
 /// Runs `engine` (new, or continuing a replayed state) until the session
@@ -37,7 +40,7 @@ pub async fn run_headless(
     if let Some(question) = start {
         handle.commands.send(Command::Start { question }).ok();
     }
-    let code = drive(handle, initial, opts).await?;
+    let code = drive(handle, initial, &opts).await?;
     let state = task.await.context("the engine task failed")??;
     if code != exit::OK {
         return Ok(code);
@@ -45,7 +48,7 @@ pub async fn run_headless(
     if !opts.json {
         if let Some(report) = &state.report {
             let mut out = std::io::stdout().lock();
-            writeln!(out, "{}", sanitize(&report.markdown))?;
+            writeln!(out, "{}", opts.redactor.redact(&sanitize(&report.markdown)))?;
         }
         eprintln!("session saved: {}", dir.path.display());
     }
@@ -68,7 +71,7 @@ enum Reply {
 
 /// Prints events as they come and answers what the engine asks. A
 /// replayed session waiting on an ASK or a step pause is asked again.
-async fn drive(mut handle: EngineHandle, mut state: SessionState, opts: HeadlessOptions) -> anyhow::Result<u8> {
+async fn drive(mut handle: EngineHandle, mut state: SessionState, opts: &HeadlessOptions) -> anyhow::Result<u8> {
     let id = state.header.as_ref().map(|h| h.session_id.clone());
     if let Some(ask) = state.open_ask() {
         let (ask_id, clarification) = (ask.ask_id.clone(), ask.clarification.clone());
@@ -99,11 +102,10 @@ async fn drive(mut handle: EngineHandle, mut state: SessionState, opts: Headless
         let Some(record) = record else { return Ok(exit::OK) };
         state.apply(&record);
         if opts.json {
-            let mut out = std::io::stdout().lock();
-            serde_json::to_writer(&mut out, &record)?;
-            writeln!(out)?;
+            let line = serde_json::to_string(&record)?;
+            writeln!(std::io::stdout().lock(), "{}", opts.redactor.redact(&line))?;
         } else if let Some(line) = progress::line(&record, &state) {
-            eprintln!("{}", sanitize(&line));
+            eprintln!("{}", opts.redactor.redact(&sanitize(&line)));
         }
         let id = state.header.as_ref().map(|h| h.session_id.clone());
         let reply = match &record.event {

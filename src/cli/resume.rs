@@ -16,7 +16,9 @@ use crate::engine::protocol::{Event, SessionHeader};
 use crate::engine::state::SessionState;
 use crate::session::follow_up::prepare_follow_up;
 use crate::session::lock::SessionLock;
-use crate::session::{OpenedSession, SessionDir, new_session_id, open_session, read_log, resolve_id};
+use crate::session::{
+    OpenedSession, Redactor, SessionDir, SessionLog, new_session_id, open_session, read_log, resolve_id,
+};
 
 /// Which front end continues a session.
 pub(super) enum Frontend {
@@ -72,14 +74,18 @@ pub(super) async fn continue_headless(
     if let Some(w) = &recorded.warning {
         eprintln!("warning: {w}");
     }
+    // Keys named by either configuration are blanked in what is written and printed.
+    let redactor = Redactor::from_configs(&[&setup.config.snapshot(), &recorded.config.snapshot()]);
     setup.config = recorded.config;
+    let mut opened = opened;
+    opened.log.set_redactor(redactor.clone());
     eprintln!(
         "resuming session {id}: {} events replayed, iteration {}, {}",
         opened.records.len(),
         opened.state.iteration(),
         opened.state.stage().label()
     );
-    let opts = HeadlessOptions { policy: ask.unwrap_or(setup.config.research.ask), json };
+    let opts = HeadlessOptions { policy: ask.unwrap_or(setup.config.research.ask), json, redactor };
     let settings = setup::engine_settings(&setup.config, id);
     let OpenedSession { dir, lock, state, log, .. } = opened;
     let parts = setup::parts_with_log(&setup, &dir, Box::new(log))?;
@@ -111,6 +117,7 @@ async fn follow_up(
     if let Some(w) = &recorded.warning {
         eprintln!("warning: {w}");
     }
+    let redactor = Redactor::from_configs(&[&setup.config.snapshot(), &recorded.config.snapshot()]);
     setup.config = recorded.config;
     let new_id = new_session_id();
     let (dir, imported) = prepare_follow_up(&root, prev_id, &new_id)?;
@@ -123,9 +130,11 @@ async fn follow_up(
     let mut settings = setup::engine_settings(&setup.config, &new_id);
     settings.follow_up_of = Some(prev_id.to_string());
     settings.imported = Some(imported);
-    let parts = setup::parts(&setup, &dir)?;
+    let log = SessionLog::create(&dir, redactor.clone())
+        .with_context(|| format!("cannot open the session log {}", dir.log_path().display()))?;
+    let parts = setup::parts_with_log(&setup, &dir, Box::new(log))?;
     let (engine, handle) = Engine::new(settings, parts, SessionState::default());
-    let opts = HeadlessOptions { policy: args.ask.unwrap_or(setup.config.research.ask), json: args.json };
+    let opts = HeadlessOptions { policy: args.ask.unwrap_or(setup.config.research.ask), json: args.json, redactor };
     run_headless(engine, handle, Some(question), opts, &dir).await
 }
 

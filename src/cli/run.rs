@@ -37,5 +37,6 @@ pub async fn execute(global: &super::GlobalArgs, args: RunArgs) -> anyhow::Resul
     };
     let settings = setup::engine_settings(&setup.config, &id);
     let (engine, handle) = Engine::new(settings, parts, SessionState::default());
-    run_headless(engine, handle, Some(question), HeadlessOptions { policy, json: args.json }, &dir).await
+    let opts = HeadlessOptions { policy, json: args.json, redactor: setup::redactor(&setup) };
+    run_headless(engine, handle, Some(question), opts, &dir).await
 }

@@ -39,6 +39,10 @@ impl LogWriter {
         self
     }
 
+    pub fn set_redactor(&mut self, redactor: Redactor) {
+        self.redactor = redactor;
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }

@@ -47,6 +47,13 @@ impl SessionLog {
         Ok(Self { writer, sync, state, dir: dir.clone(), redactor, summary_written: None, dirty: false })
     }
 
+    /// Blanks these secrets from now on (a resumed session learns which
+    /// keys it will use only once its recorded configuration is read).
+    pub fn set_redactor(&mut self, redactor: Redactor) {
+        self.writer.set_redactor(redactor.clone());
+        self.redactor = redactor;
+    }
+
     pub fn state(&self) -> &SessionState {
         &self.state
     }

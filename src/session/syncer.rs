@@ -28,10 +28,10 @@ impl BackgroundSync {
             while rx.recv().is_ok() {
                 // Requests that piled up during the last sync need one more, not many.
                 while rx.try_recv().is_ok() {}
-                if let Err(e) = file.sync_data() {
-                    if let Ok(mut slot) = failed.lock() {
-                        slot.get_or_insert(e);
-                    }
+                if let Err(e) = file.sync_data()
+                    && let Ok(mut slot) = failed.lock()
+                {
+                    slot.get_or_insert(e);
                 }
             }
         })?;
