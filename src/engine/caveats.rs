@@ -53,13 +53,13 @@ pub fn caveats(state: &SessionState, stop: StopReason, based_on: Option<u32>, s:
         }
         None => out.push("No draft was evaluated; the answer is unscored.".into()),
     }
-    if let (Some(n), Some(last)) = (based_on, state.current()) {
-        if n != last.iteration {
-            out.push(format!(
-                "Written from the draft of iteration {n}, which scored best, not from the last iteration ({}).",
-                last.iteration
-            ));
-        }
+    if let (Some(n), Some(last)) = (based_on, state.current())
+        && n != last.iteration
+    {
+        out.push(format!(
+            "Written from the draft of iteration {n}, which scored best, not from the last iteration ({}).",
+            last.iteration
+        ));
     }
     out
 }

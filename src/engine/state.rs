@@ -251,10 +251,10 @@ impl SessionState {
                 self.sources.push(SourceEntry { meta: source.clone(), verdict: None, duplicates: Vec::new() });
             }
             Event::SourceDuplicate { iteration, of, locator } => {
-                if let Some(s) = self.sources.get_mut(of.index()) {
-                    if !s.duplicates.contains(locator) {
-                        s.duplicates.push(locator.clone());
-                    }
+                if let Some(s) = self.sources.get_mut(of.index())
+                    && !s.duplicates.contains(locator)
+                {
+                    s.duplicates.push(locator.clone());
                 }
                 if let Some(it) = self.iteration_mut(*iteration) {
                     it.duplicates += 1;

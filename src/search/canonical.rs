@@ -56,10 +56,10 @@ pub fn canonical_locator(locator: &str) -> String {
 
 /// The host of a URL without `www.`, or the first folder of a path.
 pub fn site_of(locator: &str) -> String {
-    if let Ok(url) = reqwest::Url::parse(locator) {
-        if let Some(host) = url.host_str() {
-            return host.trim_start_matches("www.").to_string();
-        }
+    if let Ok(url) = reqwest::Url::parse(locator)
+        && let Some(host) = url.host_str()
+    {
+        return host.trim_start_matches("www.").to_string();
     }
     locator.split('/').next().unwrap_or("").to_string()
 }

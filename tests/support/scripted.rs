@@ -228,10 +228,10 @@ impl Reasoner for ScriptedReasoner {
             tokio::time::sleep(self.draft_delay).await;
         }
         let turn = self.turn(ctx.iteration);
-        if turn.same_draft {
-            if let Some(prev) = ctx.previous_draft.clone() {
-                return self.reply(Role::Draft, prev);
-            }
+        if turn.same_draft
+            && let Some(prev) = ctx.previous_draft.clone()
+        {
+            return self.reply(Role::Draft, prev);
         }
         let mut claims = Vec::new();
         let mut md =
@@ -245,10 +245,10 @@ impl Reasoner for ScriptedReasoner {
                 aspect: None,
             });
         }
-        if turn.fabricate {
-            if let Some(c) = claims.first_mut() {
-                c.citations[0].quote = "widgets are made of cheese".into();
-            }
+        if turn.fabricate
+            && let Some(c) = claims.first_mut()
+        {
+            c.citations[0].quote = "widgets are made of cheese".into();
         }
         self.reply(Role::Draft, Draft { markdown: md, claims })
     }

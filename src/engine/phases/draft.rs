@@ -48,10 +48,10 @@ impl Engine {
         let planned_aspects: Vec<String> = {
             let mut v: Vec<String> = Vec::new();
             for q in self.state.iterations.iter().flat_map(|it| &it.queries) {
-                if let Some(a) = &q.query.aspect {
-                    if !v.contains(a) {
-                        v.push(a.clone());
-                    }
+                if let Some(a) = &q.query.aspect
+                    && !v.contains(a)
+                {
+                    v.push(a.clone());
                 }
             }
             v

@@ -261,15 +261,16 @@ async fn run_query(
 ) -> QueryDone {
     let query = SearchQuery { text: text.clone(), exclude: exclude.clone(), limit };
     let routed = router.search(&query).await;
-    if routed.error.is_none() && routed.hits.is_empty() {
-        if let Some(broader) = broaden(&text) {
-            let retry = router.search(&SearchQuery { text: broader.clone(), exclude, limit }).await;
-            if !retry.hits.is_empty() {
-                let mut retry = retry;
-                retry.failures.splice(0..0, routed.failures);
-                retry.attempts += routed.attempts;
-                return QueryDone { index, text: broader, routed: retry, reformulated_from: Some(text) };
-            }
+    if routed.error.is_none()
+        && routed.hits.is_empty()
+        && let Some(broader) = broaden(&text)
+    {
+        let retry = router.search(&SearchQuery { text: broader.clone(), exclude, limit }).await;
+        if !retry.hits.is_empty() {
+            let mut retry = retry;
+            retry.failures.splice(0..0, routed.failures);
+            retry.attempts += routed.attempts;
+            return QueryDone { index, text: broader, routed: retry, reformulated_from: Some(text) };
         }
     }
     QueryDone { index, text, routed, reformulated_from: None }
