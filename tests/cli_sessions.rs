@@ -625,3 +625,26 @@ fn a_follow_up_and_a_retuned_fork_run_end_to_end() {
     assert!(state.is_finished());
     assert!(!String::from_utf8_lossy(&out.stdout).is_empty(), "the fork's report is printed");
 }
+
+#[test]
+fn step_mode_without_a_terminal_pauses_and_steps_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let corpus = tmp.path().join("corpus");
+    write_corpus(&corpus);
+    let home = tmp.path().join("home");
+    let out = sleuth(&home).arg("run").args(long_session(&corpus)).args(["--step", E2E_QUESTION]).assert().success();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(err.contains("paused after iteration 1"), "{err}");
+    let id = session_ids(&home).pop().unwrap();
+    let state = sleuth::engine::SessionState::replay(
+        &read_log(&SessionDir::new(&home.join("sessions"), &id).log_path()).unwrap().records,
+    );
+    assert!(state.is_finished());
+    assert!(
+        state
+            .iterations
+            .iter()
+            .filter(|it| it.decision.as_ref().is_some_and(|d| d.action == sleuth::engine::model::Action::Continue))
+            .all(|it| it.paused && it.resumed)
+    );
+}
