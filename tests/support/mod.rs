@@ -5,6 +5,7 @@
 #![allow(dead_code, clippy::type_complexity)]
 
 pub mod disk;
+pub mod e2e;
 pub mod scripted;
 
 use std::sync::Arc;
