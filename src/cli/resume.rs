@@ -130,9 +130,17 @@ async fn follow_up(
     let mut settings = setup::engine_settings(&setup.config, &new_id);
     settings.follow_up_of = Some(prev_id.to_string());
     settings.imported = Some(imported);
-    let log = SessionLog::create(&dir, redactor.clone())
-        .with_context(|| format!("cannot open the session log {}", dir.log_path().display()))?;
-    let parts = setup::parts_with_log(&setup, &dir, Box::new(log))?;
+    let parts = SessionLog::create(&dir, redactor.clone())
+        .with_context(|| format!("cannot open the session log {}", dir.log_path().display()))
+        .and_then(|log| setup::parts_with_log(&setup, &dir, Box::new(log)));
+    let parts = match parts {
+        Ok(p) => p,
+        Err(e) => {
+            // Nothing was recorded: leave no half-made session behind.
+            let _ = std::fs::remove_dir_all(&dir.path);
+            return Err(e);
+        }
+    };
     let (engine, handle) = Engine::new(settings, parts, SessionState::default());
     let opts = HeadlessOptions { policy: args.ask.unwrap_or(setup.config.research.ask), json: args.json, redactor };
     run_headless(engine, handle, Some(question), opts, &dir).await

@@ -123,8 +123,11 @@ pub fn list_one(dir: &SessionDir) -> ListedSession {
             // A session created a moment ago has no header yet.
             status: if pid.is_some() { Status::Running } else { Status::Damaged },
             summary: None,
-            // The folder is implied by the row: name the file only.
-            problem: Some(e.to_string().replace(&format!("{}{}", dir.path.display(), std::path::MAIN_SEPARATOR), "")),
+            problem: Some(match pid {
+                Some(_) => "starting: no event recorded yet".to_string(),
+                // The folder is implied by the row: name the file only.
+                None => e.to_string().replace(&format!("{}{}", dir.path.display(), std::path::MAIN_SEPARATOR), ""),
+            }),
             pid,
             modified_ms: modified_ms(dir),
         },
