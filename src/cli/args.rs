@@ -2,6 +2,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+pub use super::session_args::{ExportArgs, ForkArgs, MemoryArgs, ResumeArgs, SessionsArgs, StatsArgs};
 use crate::config::{AskPolicy, Overrides, Preset, ReasonerKind};
 use crate::engine::tiers::SourceMode;
 
@@ -85,6 +86,18 @@ pub enum Commands {
     Doctor(DoctorArgs),
     /// Review a saved session in the terminal UI, offline.
     Open(OpenArgs),
+    /// List sessions, newest first: id, start, question, status, iterations, confidence, cost.
+    Sessions(SessionsArgs),
+    /// Continue a session where it stopped, or ask a finished one a follow-up.
+    Resume(ResumeArgs),
+    /// Start a new session that shares another's log up to an iteration.
+    Fork(ForkArgs),
+    /// Export a session as Markdown, JSON, BibTeX or CSL-JSON.
+    Export(ExportArgs),
+    /// The research loop's metrics across sessions.
+    Stats(StatsArgs),
+    /// Reflexion memory: lessons critiques taught in past sessions.
+    Memory(MemoryArgs),
     /// Build or update the local corpus index (default: the configured corpus).
     Index(IndexArgs),
 }
@@ -95,6 +108,12 @@ impl Commands {
             Commands::Run(_) => "run",
             Commands::Doctor(_) => "doctor",
             Commands::Open(_) => "open",
+            Commands::Sessions(_) => "sessions",
+            Commands::Resume(_) => "resume",
+            Commands::Fork(_) => "fork",
+            Commands::Export(_) => "export",
+            Commands::Stats(_) => "stats",
+            Commands::Memory(_) => "memory",
             Commands::Index(_) => "index",
         }
     }

@@ -3,11 +3,20 @@
 
 mod args;
 mod doctor;
+mod drive;
+mod export;
+mod fork;
 mod index;
 mod logging;
+mod memory;
 mod progress;
+mod recorded;
+mod resume;
 mod run;
+mod session_args;
+mod sessions;
 mod setup;
+mod stats;
 mod tui;
 
 use std::process::ExitCode;
@@ -54,6 +63,12 @@ async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         Some(Commands::Run(args)) => run::execute(&cli.global, args).await,
         Some(Commands::Doctor(args)) => doctor::execute(&cli.global, args).await,
+        Some(Commands::Sessions(args)) => sessions::execute(args),
+        Some(Commands::Resume(args)) => resume::execute(&cli.global, args).await,
+        Some(Commands::Fork(args)) => fork::execute(&cli.global, args).await,
+        Some(Commands::Export(args)) => export::execute(&cli.global, args),
+        Some(Commands::Stats(args)) => stats::execute(args),
+        Some(Commands::Memory(args)) => memory::execute(&cli.global, args),
         Some(Commands::Index(args)) => index::execute(&cli.global, args).await,
         Some(Commands::Open(args)) => tui::open(&cli.global, args).await,
         None => tui::start(&cli.global, cli.question, &cli.research, &cli.tui).await,

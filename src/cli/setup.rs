@@ -9,14 +9,16 @@ use super::args::{GlobalArgs, ResearchArgs};
 use super::logging::{self, LogGuard};
 use crate::config::{self, Config, Overrides, ReasonerKind};
 use crate::engine::EngineParts;
-use crate::engine::memory::{InMemoryStore, MemoryStore};
+use crate::engine::memory::MemoryStore;
+use crate::engine::ports::EventSink;
 use crate::engine::reasoner::Reasoner;
 use crate::engine::settings::EngineSettings;
 use crate::engine::tiers::TierTable;
 use crate::paths::Paths;
 use crate::search::SearchRouter;
 use crate::search::registry::{BuildContext, build_chains};
-use crate::session::{DirTexts, LogWriter, SessionDir};
+use crate::session::memory::FileMemoryStore;
+use crate::session::{DirTexts, Redactor, SessionDir, SessionLog};
 
 pub struct Setup {
     pub paths: Paths,
@@ -25,9 +27,8 @@ pub struct Setup {
     pub log: LogGuard,
 }
 
-/// Loads the layered config (file < env < flags) and starts logging.
-pub fn load(global: &GlobalArgs, research: Option<&ResearchArgs>) -> anyhow::Result<Setup> {
-    let paths = Paths::discover().map_err(anyhow::Error::msg)?;
+/// The command line's settings: every `--set`, then the research flags.
+pub fn overrides(global: &GlobalArgs, research: Option<&ResearchArgs>) -> anyhow::Result<Overrides> {
     let mut overrides = Overrides::default();
     for s in &global.set {
         overrides.parse_set(s)?;
@@ -35,6 +36,13 @@ pub fn load(global: &GlobalArgs, research: Option<&ResearchArgs>) -> anyhow::Res
     if let Some(r) = research {
         r.apply(&mut overrides);
     }
+    Ok(overrides)
+}
+
+/// Loads the layered config (file < env < flags) and starts logging.
+pub fn load(global: &GlobalArgs, research: Option<&ResearchArgs>) -> anyhow::Result<Setup> {
+    let paths = Paths::discover().map_err(anyhow::Error::msg)?;
+    let overrides = overrides(global, research)?;
     let (config, config_path) =
         config::load(global.config.as_deref(), &paths.config_file(), std::env::vars(), &overrides)?;
     std::fs::create_dir_all(paths.log_dir())
@@ -110,12 +118,36 @@ pub fn builtin_reasoner(setup: &Setup) -> Arc<dyn Reasoner> {
     Arc::new(crate::builtin::BuiltinReasoner::new(setup.config.builtin.clone(), corpus, share))
 }
 
+/// Reflexion memory, persistent in the data dir and shared by sessions.
 pub fn memory(setup: &Setup) -> Arc<dyn MemoryStore> {
-    Arc::new(InMemoryStore::new(setup.config.memory.clone()))
+    Arc::new(FileMemoryStore::open(&setup.paths.memory_file(), setup.config.memory.clone()))
 }
 
-/// Everything the engine needs to run the session in `dir`.
+/// The secrets of this configuration, blanked in session files and exports.
+pub fn redactor(setup: &Setup) -> Redactor {
+    Redactor::from_config(&setup.config.snapshot())
+}
+
+/// Everything the engine needs to run a new session in `dir`. The log is
+/// created last: a provider that cannot start leaves no empty log behind.
 pub fn parts(setup: &Setup, dir: &SessionDir) -> anyhow::Result<EngineParts> {
+    build_parts(setup, dir, || {
+        let log = SessionLog::create(dir, redactor(setup))
+            .with_context(|| format!("cannot open the session log {}", dir.log_path().display()))?;
+        Ok(Box::new(log))
+    })
+}
+
+/// The engine's parts around an already open log (a resumed session's).
+pub fn parts_with_log(setup: &Setup, dir: &SessionDir, log: Box<dyn EventSink>) -> anyhow::Result<EngineParts> {
+    build_parts(setup, dir, || Ok(log))
+}
+
+fn build_parts(
+    setup: &Setup,
+    dir: &SessionDir,
+    log: impl FnOnce() -> anyhow::Result<Box<dyn EventSink>>,
+) -> anyhow::Result<EngineParts> {
     // An LLM endpoint is checked before any index is built, so a dead one
     // fails fast; the built-in reasoner reads the corpus statistics, so the
     // providers (which build the index, and say so) come first for it.
@@ -130,13 +162,11 @@ pub fn parts(setup: &Setup, dir: &SessionDir) -> anyhow::Result<EngineParts> {
         Some(r) => r,
         None => reasoner(setup)?,
     };
-    let log = LogWriter::open(&dir.log_path())
-        .with_context(|| format!("cannot open the session log {}", dir.log_path().display()))?;
     Ok(EngineParts {
         reasoner,
         search: Arc::new(SearchRouter::new(chains, &setup.config.search)),
         texts: Arc::new(DirTexts::new(dir.sources_dir())),
         memory: memory(setup),
-        log: Box::new(log),
+        log: log()?,
     })
 }

@@ -80,6 +80,25 @@ pub async fn start(
     Ok(farewell(&end.state, &end.engine, &dir.path, &id))
 }
 
+/// Shows a resumed (or forked) session live: an open ASK asks again.
+pub(super) async fn continue_live(
+    setup: &setup::Setup,
+    engine: Engine,
+    handle: crate::engine::EngineHandle,
+    state: SessionState,
+    dir: &Path,
+    id: &str,
+) -> anyhow::Result<u8> {
+    let opts = Options::from_config(&setup.config.tui, Some(&setup.paths.config_dir))?;
+    let mut term = Tui::enter(setup.log.file.clone())?;
+    let task = tokio::spawn(engine.run());
+    let session = LiveSession { task, handle, state, session_dir: dir.to_path_buf() };
+    let end = tui::live(&mut term, &opts, session).await;
+    drop(term);
+    let end = end?;
+    Ok(farewell(&end.state, &end.engine, dir, id))
+}
+
 /// Says where the session is and how to come back to it; the exit code.
 fn farewell(state: &SessionState, engine: &Option<Result<SessionState, String>>, dir: &Path, id: &str) -> u8 {
     if let Some(Err(e)) = engine {

@@ -21,6 +21,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::field_reassign_with_default)] // reads as "the defaults, except"
     fn example_with_every_key_uncommented_equals_the_defaults() {
         let text = include_str!("../../config.toml.example");
         let active = uncommented(text);

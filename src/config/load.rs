@@ -41,6 +41,40 @@ impl Overrides {
     }
 }
 
+impl Overrides {
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// These flags layered over `base` instead of over a file: a resumed
+    /// or forked session continues under its recorded configuration, and
+    /// the flags given to that command still win.
+    pub fn apply_to(&self, base: &Config) -> Result<Config, ConfigError> {
+        let recorded = |message: String| ConfigError::Flag { flag: "recorded configuration".into(), message };
+        let mut table = toml::Table::try_from(base).map_err(|e| recorded(e.to_string()))?;
+        for (key, value, flag) in &self.entries {
+            insert(&mut table, key, value.clone())
+                .and_then(|_| check(&table))
+                .map_err(|message| ConfigError::Flag { flag: flag.clone(), message })?;
+        }
+        let cfg: Config = table.try_into().map_err(|e: toml::de::Error| recorded(e.message().to_string()))?;
+        match validate(&cfg).first() {
+            Some(inv) => {
+                let flag = self
+                    .entries
+                    .iter()
+                    .rev()
+                    .find(|(k, ..)| inv.key.starts_with(k.as_str()) || k.starts_with(&inv.key));
+                Err(ConfigError::Flag {
+                    flag: flag.map_or_else(|| inv.key.clone(), |(.., f)| f.clone()),
+                    message: inv.message.clone(),
+                })
+            }
+            None => Ok(cfg),
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("cannot read config file {path}: {message}")]
@@ -306,6 +340,23 @@ mod tests {
         let err = load(None, Path::new("/none"), no_env(), &flags).unwrap_err().to_string();
         assert!(err.contains("--set search.concurrency=0"), "{err}");
         assert!(Overrides::default().parse_set("novalue").is_err());
+    }
+
+    #[test]
+    fn flags_apply_over_a_recorded_configuration() {
+        let mut base = Config::default();
+        base.research.preset = Preset::Deep;
+        base.decide.coverage_threshold = 0.5;
+        let mut flags = Overrides::default();
+        flags.parse_set("decide.confidence_threshold=0.7").unwrap();
+        let cfg = flags.apply_to(&base).unwrap();
+        assert_eq!(cfg.research.preset, Preset::Deep);
+        assert_eq!(cfg.decide.coverage_threshold, 0.5);
+        assert_eq!(cfg.decide.confidence_threshold, 0.7);
+        let mut bad = Overrides::default();
+        bad.parse_set("decide.confidence_threshold=3").unwrap();
+        let err = bad.apply_to(&base).unwrap_err().to_string();
+        assert!(err.contains("--set decide.confidence_threshold=3"), "{err}");
     }
 
     #[test]

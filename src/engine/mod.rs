@@ -9,6 +9,7 @@ pub mod decide;
 pub mod dedupe;
 pub mod evaluate;
 pub mod fallback;
+pub mod imported;
 pub mod memory;
 pub mod model;
 pub mod monitor;

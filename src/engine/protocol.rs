@@ -6,13 +6,17 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use super::imported::{ImportedContext, ImportedSource};
 use super::model::{
     Clarification, Critique, Decision, Draft, Evaluation, Outcome, PlannedQuery, QualityReport, Refinement, Reflection,
     Report, SourceId, SourceMeta, SourceVerdict, Usage, Verification,
 };
 
-/// Version of the event-log format written by this build.
-pub const SCHEMA_VERSION: u32 = 1;
+/// Version of the event-log format written by this build. History:
+/// 1 — the first format; 2 — `SessionHeader::imported` (follow-up
+/// sessions: a build that ignored it would reuse the imported source ids).
+/// A fixture log of every version lives in `tests/fixtures/`.
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// What a UI (or the headless printer) can ask of the engine.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -115,6 +119,9 @@ pub struct SessionHeader {
     /// Set when this session follows up a finished one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub follow_up_of: Option<String>,
+    /// A follow-up's starting point: the earlier sources and findings (schema 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported: Option<ImportedContext>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

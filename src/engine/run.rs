@@ -356,6 +356,7 @@ impl Engine {
             config: s.config_snapshot.clone(),
             forked_from: s.forked_from.clone(),
             follow_up_of: s.follow_up_of.clone(),
+            imported: s.imported.clone(),
         }
     }
 

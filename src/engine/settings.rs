@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::memory::MemorySettings;
 use super::model::{ConfidenceWeights, DimensionWeights};
-use super::protocol::{ForkOrigin, Limits};
+use super::protocol::{ForkOrigin, ImportedContext, Limits};
 use super::tiers::{SourceMode, TierTable};
 
 /// DECIDE (seed 004 decision tree, seed 003 convergence).
@@ -198,6 +198,8 @@ pub struct EngineSettings {
     pub forked_from: Option<ForkOrigin>,
     /// Recorded in the header of a follow-up session.
     pub follow_up_of: Option<String>,
+    /// A follow-up's earlier sources and findings, recorded in its header.
+    pub imported: Option<ImportedContext>,
     /// Recorded in the session header; must hold no secrets.
     pub config_snapshot: serde_json::Value,
     /// Largest batch of streamed report text per event, in milliseconds.
@@ -222,6 +224,7 @@ impl EngineSettings {
             tiers: TierTable::default(),
             forked_from: None,
             follow_up_of: None,
+            imported: None,
             config_snapshot: serde_json::Value::Null,
             stream_batch_ms: 50,
         }

@@ -10,7 +10,7 @@ use super::model::{
     Critique, Decision, Draft, Evaluation, Outcome, PlannedQuery, QualityReport, Refinement, Reflection, Report, Role,
     SourceId, SourceMeta, SourceVerdict, Strategy, Verification,
 };
-use super::protocol::{Answer, Event, EventRecord, SessionHeader, Steer};
+use super::protocol::{Answer, Event, EventRecord, ImportedContext, SessionHeader, Steer};
 use crate::engine::model::Clarification;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -188,6 +188,9 @@ impl SessionState {
                 self.started_at_ms = record.at_ms;
                 self.step_mode = header.step_mode;
                 self.header = Some(header.clone());
+                if let Some(imported) = &header.imported {
+                    self.import(imported);
+                }
             }
             Event::IterationStarted { iteration, queries } => {
                 let previous = self.iterations.last().and_then(|i| i.refinement.clone());
@@ -371,6 +374,15 @@ impl SessionState {
             Event::Verified { verification } => self.verification = Some(verification.clone()),
             Event::SessionEnded { outcome } => self.outcome = Some(outcome.clone()),
         }
+    }
+
+    /// A follow-up starts knowing the earlier sources (same ids, same
+    /// verdicts) and with the earlier findings as a constraint.
+    fn import(&mut self, imported: &ImportedContext) {
+        for s in &imported.sources {
+            self.sources.push(SourceEntry { meta: s.meta.clone(), verdict: s.verdict.clone(), duplicates: Vec::new() });
+        }
+        self.constraints.push(imported.as_constraint());
     }
 
     fn apply_steer(&mut self, edit: &Steer) {

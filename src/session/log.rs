@@ -6,6 +6,7 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use super::redact::Redactor;
 use crate::engine::ports::{EventSink, StoreError};
 use crate::engine::protocol::{Event, EventRecord, SCHEMA_VERSION};
 
@@ -13,17 +14,51 @@ pub struct LogWriter {
     file: File,
     path: PathBuf,
     line: Vec<u8>,
+    /// Length of the file: what was there when opened plus what was appended.
+    bytes: u64,
+    redactor: Redactor,
 }
 
 impl LogWriter {
     /// Opens (creating if needed) a log for appending.
     pub fn open(path: &Path) -> std::io::Result<Self> {
         let file = OpenOptions::new().create(true).append(true).open(path)?;
-        Ok(Self { file, path: path.to_path_buf(), line: Vec::with_capacity(1024) })
+        let bytes = file.metadata()?.len();
+        Ok(Self {
+            file,
+            path: path.to_path_buf(),
+            line: Vec::with_capacity(1024),
+            bytes,
+            redactor: Redactor::default(),
+        })
+    }
+
+    /// Blanks these secrets in every line before it is written.
+    pub fn with_redactor(mut self, redactor: Redactor) -> Self {
+        self.redactor = redactor;
+        self
+    }
+
+    pub fn set_redactor(&mut self, redactor: Redactor) {
+        self.redactor = redactor;
     }
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The log's length in bytes.
+    pub fn len(&self) -> u64 {
+        self.bytes
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.bytes == 0
+    }
+
+    /// A second handle to the log file (for syncing from another thread).
+    pub fn file_handle(&self) -> std::io::Result<File> {
+        self.file.try_clone()
     }
 }
 
@@ -31,10 +66,18 @@ impl EventSink for LogWriter {
     fn record(&mut self, record: &EventRecord) -> Result<(), StoreError> {
         self.line.clear();
         serde_json::to_writer(&mut self.line, record).map_err(|e| StoreError(e.to_string()))?;
+        if !self.redactor.is_empty() {
+            // serde_json wrote valid UTF-8; the replacement keeps it valid JSON.
+            let text = String::from_utf8_lossy(&self.line);
+            if let std::borrow::Cow::Owned(clean) = self.redactor.redact(&text) {
+                self.line = clean.into_bytes();
+            }
+        }
         self.line.push(b'\n');
         // One write of the whole line: a crash leaves at most this line torn.
         self.file.write_all(&self.line)?;
         self.file.flush()?;
+        self.bytes += self.line.len() as u64;
         Ok(())
     }
 
@@ -66,6 +109,11 @@ pub struct LoadedLog {
     pub records: Vec<EventRecord>,
     /// The unparseable tail left by a crash mid-write, if any (dropped).
     pub torn_tail: Option<String>,
+    /// Bytes read, torn tail included.
+    pub bytes: u64,
+    /// Bytes of the complete lines: where the next event must be appended
+    /// once a torn tail is cut off.
+    pub intact_bytes: u64,
 }
 
 pub fn read_log(path: &Path) -> Result<LoadedLog, LogError> {
@@ -74,6 +122,8 @@ pub fn read_log(path: &Path) -> Result<LoadedLog, LogError> {
         return Err(LogError::Empty { path: path.to_path_buf() });
     }
     let complete = bytes.ends_with(b"\n");
+    let intact_bytes =
+        if complete { bytes.len() } else { bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1) };
     let lines: Vec<&[u8]> = bytes.split(|b| *b == b'\n').filter(|l| !l.is_empty()).collect();
     let mut records = Vec::with_capacity(lines.len());
     let mut torn_tail = None;
@@ -97,7 +147,7 @@ pub fn read_log(path: &Path) -> Result<LoadedLog, LogError> {
     if records.is_empty() {
         return Err(LogError::NoHeader { path: path.to_path_buf() });
     }
-    Ok(LoadedLog { records, torn_tail })
+    Ok(LoadedLog { records, torn_tail, bytes: bytes.len() as u64, intact_bytes: intact_bytes as u64 })
 }
 
 fn check_schema(path: &Path, first: Option<&EventRecord>) -> Result<(), LogError> {

@@ -1,12 +1,30 @@
 //! The session store: one folder per session under `sessions/`, holding the
-//! append-only event log, the fetched source texts and a summary.
+//! append-only event log, the fetched source texts, a summary rebuilt from
+//! the log whenever it is out of date, and a lock file naming the process
+//! that writes it. Listing, resuming, forking, following up and exporting
+//! all start from the log.
 
+pub mod export;
+pub mod follow_up;
+pub mod fork;
+pub mod list;
+pub mod lock;
 mod log;
+pub mod memory;
+pub mod open;
+pub mod redact;
+mod sink;
+pub mod stats;
+pub mod summary;
+mod syncer;
 mod texts;
 
 use std::path::{Path, PathBuf};
 
 pub use log::{LoadedLog, LogError, LogWriter, read_log};
+pub use open::{OpenError, OpenedSession, open_session, resolve_id};
+pub use redact::Redactor;
+pub use sink::SessionLog;
 pub use texts::DirTexts;
 
 /// The files of one session.

@@ -2,8 +2,10 @@
 //! answer is set by the test. They live in tests only and are never the
 //! product's default.
 
-#![allow(dead_code)]
+#![allow(dead_code, clippy::type_complexity)]
 
+pub mod disk;
+pub mod e2e;
 pub mod scripted;
 
 use std::sync::Arc;

@@ -330,6 +330,7 @@ impl Sample {
             config: json!({}),
             forked_from: None,
             follow_up_of: None,
+            imported: None,
         }
     }
 

@@ -1,0 +1,206 @@
+//! The headless consumer of a running engine, shared by `run`, `resume`,
+//! `fork` and follow-ups: progress on stderr (or every event as JSON lines
+//! on stdout), answers to ASKs by policy, step pauses, Ctrl-C, and at the
+//! end the report on stdout.
+
+use std::io::{BufRead, IsTerminal, Write};
+
+use anyhow::Context;
+
+use super::exit;
+use super::progress;
+use crate::config::AskPolicy;
+use crate::engine::model::{Clarification, Outcome};
+use crate::engine::protocol::{Answer, Command, Event};
+use crate::engine::state::SessionState;
+use crate::engine::{Engine, EngineHandle, NextStep};
+use crate::session::{Redactor, SessionDir};
+use crate::text::sanitize;
+
+#[derive(Debug, Clone)]
+pub struct HeadlessOptions {
+    pub policy: AskPolicy,
+    pub json: bool,
+    /// What is printed is redacted like what is stored: `sleuth run > out.md`
+    /// is an export too.
+    pub redactor: Redactor,
+}
+
+/// Runs `engine` (new, or continuing a replayed state) until the session
+/// ends or waits for an answer nobody here can give; returns the exit code.
+pub async fn run_headless(
+    engine: Engine,
+    handle: EngineHandle,
+    start: Option<String>,
+    opts: HeadlessOptions,
+    dir: &SessionDir,
+) -> anyhow::Result<u8> {
+    let initial = engine.state().clone();
+    let task = tokio::spawn(engine.run());
+    if let Some(question) = start {
+        handle.commands.send(Command::Start { question }).ok();
+    }
+    let code = drive(handle, initial, &opts).await?;
+    let state = task.await.context("the engine task failed")??;
+    if code != exit::OK {
+        return Ok(code);
+    }
+    if !opts.json {
+        if let Some(report) = &state.report {
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "{}", opts.redactor.redact(&sanitize(&report.markdown)))?;
+        }
+        eprintln!("session saved: {}", dir.path.display());
+    }
+    Ok(match state.outcome {
+        Some(Outcome::Finished) => exit::OK,
+        Some(Outcome::Cancelled) => exit::CANCELLED,
+        // Detached at a step pause by the user: resumable, not an error.
+        None if code == exit::OK => exit::OK,
+        _ => exit::ERROR,
+    })
+}
+
+/// What the driver does after an event.
+enum Reply {
+    Nothing,
+    Send(Command),
+    /// Leave the session waiting (resumable) and stop with this code.
+    Detach(u8),
+}
+
+/// Prints events as they come and answers what the engine asks. A
+/// replayed session waiting on an ASK or a step pause is asked again.
+async fn drive(mut handle: EngineHandle, mut state: SessionState, opts: &HeadlessOptions) -> anyhow::Result<u8> {
+    let id = state.header.as_ref().map(|h| h.session_id.clone());
+    if let Some(ask) = state.open_ask() {
+        let (ask_id, clarification) = (ask.ask_id.clone(), ask.clarification.clone());
+        eprintln!("this session is waiting for an answer");
+        match on_ask(&ask_id, &clarification, opts.policy, id.as_deref()) {
+            Reply::Send(cmd) => drop(handle.commands.send(cmd)),
+            Reply::Detach(code) => return Ok(code),
+            Reply::Nothing => {}
+        }
+    } else if let NextStep::AwaitStep(n) = state.next_step() {
+        match on_pause(n, id.as_deref()) {
+            Reply::Send(cmd) => drop(handle.commands.send(cmd)),
+            Reply::Detach(code) => return Ok(code),
+            Reply::Nothing => {}
+        }
+    }
+    let mut interrupted = false;
+    loop {
+        let record = tokio::select! {
+            r = handle.events.recv() => r,
+            _ = tokio::signal::ctrl_c() => {
+                if interrupted {
+                    // Every event so far is already in the log: nothing is lost.
+                    eprintln!("abandoned; the session log is intact and can be resumed");
+                    std::process::exit(i32::from(exit::CANCELLED));
+                }
+                interrupted = true;
+                eprintln!("cancelling: writing a partial report (Ctrl-C again to abandon)");
+                handle.commands.send(Command::Cancel).ok();
+                continue;
+            }
+        };
+        let Some(record) = record else { return Ok(exit::OK) };
+        state.apply(&record);
+        if opts.json {
+            let line = serde_json::to_string(&record)?;
+            writeln!(std::io::stdout().lock(), "{}", opts.redactor.redact(&line))?;
+        } else if let Some(line) = progress::line(&record, &state) {
+            eprintln!("{}", opts.redactor.redact(&sanitize(&line)));
+        }
+        let id = state.header.as_ref().map(|h| h.session_id.clone());
+        let reply = match &record.event {
+            Event::AskRaised { ask_id, clarification, .. } => on_ask(ask_id, clarification, opts.policy, id.as_deref()),
+            Event::Paused { iteration } => on_pause(*iteration, id.as_deref()),
+            _ => Reply::Nothing,
+        };
+        match reply {
+            Reply::Nothing => {}
+            Reply::Send(cmd) => drop(handle.commands.send(cmd)),
+            Reply::Detach(code) => {
+                // Dropping the handle lets the engine stop waiting and
+                // checkpoint: the session stays resumable.
+                drop(handle);
+                return Ok(code);
+            }
+        }
+    }
+}
+
+fn on_ask(ask_id: &str, c: &Clarification, policy: AskPolicy, id: Option<&str>) -> Reply {
+    match answer(policy, c) {
+        Some(answer) => {
+            eprintln!("answer: {}", sanitize(answer.as_text()));
+            Reply::Send(Command::Answer { ask_id: ask_id.to_string(), answer })
+        }
+        None => {
+            eprintln!(
+                "the question needs clarification: {}\n  options: {}\n  the session waits; answer it with `sleuth resume {}`",
+                sanitize(&c.question),
+                sanitize(&c.options.join(" | ")),
+                id.unwrap_or("<id>")
+            );
+            Reply::Detach(exit::NEEDS_ANSWER)
+        }
+    }
+}
+
+/// Step mode without a TUI: at a terminal, ask; otherwise run on.
+fn on_pause(iteration: u32, id: Option<&str>) -> Reply {
+    if !std::io::stdin().is_terminal() {
+        eprintln!("paused after iteration {iteration} (step mode): continuing, nobody can step without a terminal");
+        return Reply::Send(Command::Step);
+    }
+    eprint!("paused after iteration {iteration}: Enter runs the next one, c continues to the end, q stops here: ");
+    let _ = std::io::stderr().flush();
+    let mut line = String::new();
+    if std::io::stdin().lock().read_line(&mut line).is_err() {
+        return Reply::Send(Command::Step);
+    }
+    match line.trim() {
+        "c" | "continue" => Reply::Send(Command::Continue),
+        "q" | "quit" => {
+            eprintln!("the session stays paused; continue it with `sleuth resume {}`", id.unwrap_or("<id>"));
+            Reply::Detach(exit::OK)
+        }
+        _ => Reply::Send(Command::Step),
+    }
+}
+
+fn answer(policy: AskPolicy, c: &Clarification) -> Option<Answer> {
+    let first = || c.options.first().map(|label| Answer::Choice { index: 0, label: label.clone() });
+    match policy {
+        AskPolicy::Fail => None,
+        AskPolicy::First => first(),
+        AskPolicy::Stdin => read_answer(c),
+        AskPolicy::Auto if std::io::stdin().is_terminal() => read_answer(c),
+        AskPolicy::Auto => first(),
+    }
+}
+
+/// Asks on stderr, reads one line from stdin: an option number or free text.
+fn read_answer(c: &Clarification) -> Option<Answer> {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "\n{}", sanitize(&c.question));
+    for (i, o) in c.options.iter().enumerate() {
+        let _ = writeln!(err, "  {}. {}", i + 1, sanitize(o));
+    }
+    let _ = write!(err, "answer (number or text): ");
+    let _ = err.flush();
+    let mut line = String::new();
+    std::io::stdin().lock().read_line(&mut line).ok()?;
+    let line = line.trim();
+    if line.is_empty() {
+        return None;
+    }
+    match line.parse::<usize>() {
+        Ok(n) if (1..=c.options.len()).contains(&n) => {
+            Some(Answer::Choice { index: n - 1, label: c.options[n - 1].clone() })
+        }
+        _ => Some(Answer::Text { text: line.to_string() }),
+    }
+}

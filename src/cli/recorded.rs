@@ -1,0 +1,102 @@
+//! The configuration a recorded session continues under. Every session
+//! header holds the effective configuration it started with (secret-free:
+//! only the names of key variables). Resume, fork and follow-up use it, so
+//! a session started with `--preset deep --reasoner llm` goes on that way;
+//! flags given to the command override it for that run. Only the display
+//! preferences ([tui], [log]) come from the current configuration.
+
+use crate::config::{Config, LimitOverrides, Overrides, Preset};
+use crate::engine::protocol::SessionHeader;
+
+pub struct Recorded {
+    pub config: Config,
+    /// Set when the recorded configuration could not be read.
+    pub warning: Option<String>,
+}
+
+pub fn recorded_config(current: &Config, header: &SessionHeader, overrides: &Overrides) -> anyhow::Result<Recorded> {
+    let (mut base, warning) = match serde_json::from_value::<Config>(header.config.clone()) {
+        Ok(recorded) => (recorded, None),
+        Err(e) => {
+            // Written by a sleuth with other config keys: keep what the
+            // header states outright (preset, limits, step mode).
+            let mut c = current.clone();
+            if let Ok(p) = header.preset.parse::<Preset>() {
+                c.research.preset = p;
+            }
+            let l = &header.limits;
+            c.limits = LimitOverrides {
+                max_iterations: Some(l.max_iterations),
+                max_queries: Some(l.max_queries),
+                max_sources: Some(l.max_sources),
+                time_limit_secs: Some(l.time_limit_secs),
+                cost_budget_usd: Some(l.cost_budget_usd),
+                token_budget: Some(l.token_budget),
+            };
+            c.research.step_mode = header.step_mode;
+            let warning = format!(
+                "the session's recorded configuration could not be read ({e}); continuing under the current configuration with the session's preset and limits"
+            );
+            (c, Some(warning))
+        }
+    };
+    base.tui = current.tui.clone();
+    base.log = current.log.clone();
+    let config = overrides.apply_to(&base)?;
+    Ok(Recorded { config, warning })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::protocol::{Limits, SCHEMA_VERSION};
+
+    fn header(config: serde_json::Value) -> SessionHeader {
+        SessionHeader {
+            schema_version: SCHEMA_VERSION,
+            sleuth_version: "0".into(),
+            session_id: "s".into(),
+            question: "q".into(),
+            preset: "simple".into(),
+            limits: Limits {
+                max_iterations: 7,
+                max_queries: 3,
+                max_sources: 5,
+                time_limit_secs: 60,
+                cost_budget_usd: 0.5,
+                token_budget: 1,
+            },
+            step_mode: false,
+            reasoner: "builtin".into(),
+            providers: vec![],
+            config,
+            forked_from: None,
+            follow_up_of: None,
+            imported: None,
+        }
+    }
+
+    #[test]
+    fn the_recorded_configuration_wins_over_the_current_and_flags_over_both() {
+        let mut recorded = Config::default();
+        recorded.research.preset = Preset::Deep;
+        recorded.decide.coverage_threshold = 0.4;
+        let current = Config::default();
+        let mut flags = Overrides::default();
+        flags.parse_set("decide.confidence_threshold=0.6").unwrap();
+        let r = recorded_config(&current, &header(recorded.snapshot()), &flags).unwrap();
+        assert_eq!(r.config.research.preset, Preset::Deep);
+        assert_eq!(r.config.decide.coverage_threshold, 0.4);
+        assert_eq!(r.config.decide.confidence_threshold, 0.6);
+        assert!(r.warning.is_none());
+    }
+
+    #[test]
+    fn an_unreadable_record_keeps_the_headers_limits() {
+        let r = recorded_config(&Config::default(), &header(serde_json::json!({"nope": 1})), &Overrides::default())
+            .unwrap();
+        assert!(r.warning.is_some());
+        assert_eq!(r.config.research.preset, Preset::Simple);
+        assert_eq!(r.config.limits.resolve(Preset::Simple).max_iterations, 7);
+    }
+}

@@ -1,0 +1,158 @@
+//! `sleuth resume <id>`: replays the session's log and continues the loop
+//! where it stopped (a session waiting on an ASK asks again); with
+//! `--follow-up "question"`, a finished session seeds a new one with its
+//! sources and findings. Both continue under the session's recorded
+//! configuration (see `recorded.rs`).
+
+use anyhow::Context;
+
+use super::args::{ResearchArgs, ResumeArgs};
+use super::drive::{HeadlessOptions, run_headless};
+use super::recorded::recorded_config;
+use super::setup::{self, Setup};
+use super::{GlobalArgs, exit};
+use crate::engine::Engine;
+use crate::engine::protocol::{Event, SessionHeader};
+use crate::engine::state::SessionState;
+use crate::session::follow_up::prepare_follow_up;
+use crate::session::lock::SessionLock;
+use crate::session::{
+    OpenedSession, Redactor, SessionDir, SessionLog, new_session_id, open_session, read_log, resolve_id,
+};
+
+/// Which front end continues a session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Frontend {
+    Headless,
+    Tui,
+}
+
+/// `resume` and `fork` continue in the TUI on a terminal, headless with
+/// `--headless`, `--json`, or without a terminal (scripts, CI).
+pub(super) fn frontend(headless: bool, json: bool) -> Frontend {
+    if headless || json || !crate::tui::has_terminal() { Frontend::Headless } else { Frontend::Tui }
+}
+
+pub async fn execute(global: &GlobalArgs, args: ResumeArgs) -> anyhow::Result<u8> {
+    let setup = setup::load(global, Some(&args.research))?;
+    let id = resolve_id(&setup.paths.sessions_dir(), &args.id)?;
+    if let Some(question) = &args.follow_up {
+        return follow_up(global, setup, &args, &id, question).await;
+    }
+    let front = frontend(args.headless, args.json);
+    continue_session(global, setup, &id, &args.research, args.ask, args.json, front).await
+}
+
+/// Continues session `id` in the chosen front end.
+pub(super) async fn continue_session(
+    global: &GlobalArgs,
+    mut setup: Setup,
+    id: &str,
+    research: &ResearchArgs,
+    ask: Option<crate::config::AskPolicy>,
+    json: bool,
+    front: Frontend,
+) -> anyhow::Result<u8> {
+    let opened = open_session(&setup.paths.sessions_dir(), id, setup::redactor(&setup))?;
+    for notice in &opened.notices {
+        eprintln!("note: {notice}");
+    }
+    let header = opened.state.header.clone().context("the session log has no header")?;
+    if let Some(outcome) = &opened.state.outcome {
+        eprintln!(
+            "session {id} has ended ({}); nothing to continue.\n  ask a follow-up: sleuth resume {id} --follow-up \"…\"\n  read it: sleuth export {id}",
+            serde_json::to_value(outcome)
+                .ok()
+                .and_then(|v| v["status"].as_str().map(str::to_string))
+                .unwrap_or_default()
+        );
+        return Ok(exit::OK);
+    }
+    let overrides = setup::overrides(global, Some(research))?;
+    let recorded = recorded_config(&setup.config, &header, &overrides)?;
+    if let Some(w) = &recorded.warning {
+        eprintln!("warning: {w}");
+    }
+    // Keys named by either configuration are blanked in what is written and printed.
+    let redactor = Redactor::from_configs(&[&setup.config.snapshot(), &recorded.config.snapshot()]);
+    setup.config = recorded.config;
+    let mut opened = opened;
+    opened.log.set_redactor(redactor.clone());
+    eprintln!(
+        "resuming session {id}: {} events replayed, iteration {}, {}",
+        opened.records.len(),
+        opened.state.iteration(),
+        opened.state.stage().label()
+    );
+    let opts = HeadlessOptions { policy: ask.unwrap_or(setup.config.research.ask), json, redactor };
+    let settings = setup::engine_settings(&setup.config, id);
+    let OpenedSession { dir, lock, state, log, .. } = opened;
+    let parts = setup::parts_with_log(&setup, &dir, Box::new(log))?;
+    let (engine, handle) = Engine::new(settings, parts, state.clone());
+    let code = match front {
+        Frontend::Headless => run_headless(engine, handle, None, opts, &dir).await,
+        Frontend::Tui => super::tui::continue_live(&setup, engine, handle, state, &dir.path, id).await,
+    };
+    // The lock is held until the engine has stopped writing.
+    drop(lock);
+    code
+}
+
+/// A new session that starts from finished session `prev_id`.
+async fn follow_up(
+    global: &GlobalArgs,
+    mut setup: Setup,
+    args: &ResumeArgs,
+    prev_id: &str,
+    question: &str,
+) -> anyhow::Result<u8> {
+    let question = question.trim().to_string();
+    if question.is_empty() {
+        anyhow::bail!(
+            "the follow-up question is empty; e.g. sleuth resume {prev_id} --follow-up \"And for async code?\""
+        );
+    }
+    let root = setup.paths.sessions_dir();
+    let header = header_of(&SessionDir::new(&root, prev_id))?;
+    let overrides = setup::overrides(global, Some(&args.research))?;
+    let recorded = recorded_config(&setup.config, &header, &overrides)?;
+    if let Some(w) = &recorded.warning {
+        eprintln!("warning: {w}");
+    }
+    let redactor = Redactor::from_configs(&[&setup.config.snapshot(), &recorded.config.snapshot()]);
+    setup.config = recorded.config;
+    let new_id = new_session_id();
+    let (dir, imported) = prepare_follow_up(&root, prev_id, &new_id)?;
+    let _lock = SessionLock::acquire(&dir.lock_path(), &new_id)?.lock;
+    eprintln!(
+        "follow-up of session {prev_id} as session {new_id}: starting from its {} sources and {} findings",
+        imported.sources.len(),
+        imported.findings.len()
+    );
+    let mut settings = setup::engine_settings(&setup.config, &new_id);
+    settings.follow_up_of = Some(prev_id.to_string());
+    settings.imported = Some(imported);
+    let parts = SessionLog::create(&dir, redactor.clone())
+        .with_context(|| format!("cannot open the session log {}", dir.log_path().display()))
+        .and_then(|log| setup::parts_with_log(&setup, &dir, Box::new(log)));
+    let parts = match parts {
+        Ok(p) => p,
+        Err(e) => {
+            // Nothing was recorded: leave no half-made session behind.
+            let _ = std::fs::remove_dir_all(&dir.path);
+            return Err(e);
+        }
+    };
+    let (engine, handle) = Engine::new(settings, parts, SessionState::default());
+    let opts = HeadlessOptions { policy: args.ask.unwrap_or(setup.config.research.ask), json: args.json, redactor };
+    run_headless(engine, handle, Some(question), opts, &dir).await
+}
+
+/// The header of a session's log.
+pub(super) fn header_of(dir: &SessionDir) -> anyhow::Result<SessionHeader> {
+    let log = read_log(&dir.log_path())?;
+    match log.records.into_iter().next().map(|r| r.event) {
+        Some(Event::SessionStarted(h)) => Ok(h),
+        _ => anyhow::bail!("{}: the log does not begin with a session header", dir.log_path().display()),
+    }
+}

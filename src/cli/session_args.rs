@@ -1,0 +1,130 @@
+//! Flags of the session commands: sessions, resume, fork, export, stats, memory.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand, ValueEnum};
+
+use super::args::ResearchArgs;
+use crate::config::AskPolicy;
+use crate::session::export::ExportFormat;
+
+#[derive(Debug, Clone, Args)]
+pub struct SessionsArgs {
+    /// Only sessions whose id or question contains this text (any case).
+    #[arg(long, value_name = "TEXT")]
+    pub filter: Option<String>,
+    /// One JSON object per session instead of the table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ResumeArgs {
+    /// Session id, a unique prefix of one, or `last`.
+    pub id: String,
+    /// Continue without the TUI: progress on stderr, the report on stdout.
+    #[arg(long)]
+    pub headless: bool,
+    /// Ask a follow-up of a finished session: a new session that starts
+    /// from its sources and findings.
+    #[arg(long, value_name = "QUESTION")]
+    pub follow_up: Option<String>,
+    #[command(flatten)]
+    pub research: ResearchArgs,
+    /// Print the event stream as JSON lines on stdout instead of the report.
+    #[arg(long)]
+    pub json: bool,
+    /// How to answer a clarifying question without a TUI.
+    #[arg(long, value_enum)]
+    pub ask: Option<AskPolicy>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ForkArgs {
+    /// Session to fork: an id, a unique prefix of one, or `last`.
+    pub id: String,
+    /// Share the log up to this iteration's evaluation; the fork decides
+    /// that iteration again (0: only the question).
+    #[arg(long, value_name = "ITERATION")]
+    pub from: u32,
+    /// Create the fork and stop; continue it later with `sleuth resume`.
+    #[arg(long)]
+    pub create_only: bool,
+    /// Continue without the TUI: progress on stderr, the report on stdout.
+    #[arg(long)]
+    pub headless: bool,
+    /// Flags here retune the fork (another preset, other limits).
+    #[command(flatten)]
+    pub research: ResearchArgs,
+    #[arg(long)]
+    pub json: bool,
+    #[arg(long, value_enum)]
+    pub ask: Option<AskPolicy>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    Md,
+    Json,
+    Bibtex,
+    CslJson,
+}
+
+impl From<FormatArg> for ExportFormat {
+    fn from(f: FormatArg) -> Self {
+        match f {
+            FormatArg::Md => ExportFormat::Markdown,
+            FormatArg::Json => ExportFormat::Json,
+            FormatArg::Bibtex => ExportFormat::Bibtex,
+            FormatArg::CslJson => ExportFormat::CslJson,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ExportArgs {
+    /// Session id, a unique prefix of one, or `last`.
+    pub id: String,
+    /// md (report, sources, iterations appendix), json, bibtex or csl-json.
+    /// Default: md, unless --iterations is given without --output.
+    #[arg(long, value_enum)]
+    pub format: Option<FormatArg>,
+    /// Write to this file instead of stdout.
+    #[arg(long, short, value_name = "PATH")]
+    pub output: Option<PathBuf>,
+    /// Also write one JSON file per iteration and session.json into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub iterations: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct StatsArgs {
+    /// Only sessions whose id or question contains this text (any case).
+    #[arg(long, value_name = "TEXT")]
+    pub filter: Option<String>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct MemoryArgs {
+    #[command(subcommand)]
+    pub action: MemoryAction,
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum MemoryAction {
+    /// Every lesson, newest first.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// One lesson in full.
+    Show { id: String },
+    /// Forget every lesson.
+    Clear {
+        /// Do not ask for confirmation.
+        #[arg(long)]
+        yes: bool,
+    },
+}

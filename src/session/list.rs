@@ -1,0 +1,143 @@
+//! Every session under `sessions/`, newest first, from their summaries. A
+//! session whose log cannot be read is listed as damaged with the reason;
+//! it never hides the others.
+
+use std::fmt;
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::SessionDir;
+use super::lock::live_holder;
+use super::redact::Redactor;
+use super::summary::{Freshness, LoggedStatus, SessionSummary, load_summary, write_summary};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// A live process holds the session's lock.
+    Running,
+    WaitingOnAsk,
+    Finished,
+    Cancelled,
+    Failed,
+    /// Stopped before its end with nobody writing it: `resume` continues it.
+    Interrupted,
+    /// The log cannot be read.
+    Damaged,
+}
+
+impl Status {
+    pub fn label(&self) -> &'static str {
+        match self {
+            Status::Running => "running",
+            Status::WaitingOnAsk => "waiting on ASK",
+            Status::Finished => "finished",
+            Status::Cancelled => "cancelled",
+            Status::Failed => "failed",
+            Status::Interrupted => "interrupted",
+            Status::Damaged => "damaged",
+        }
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ListedSession {
+    pub id: String,
+    pub status: Status,
+    /// Absent for a damaged session.
+    pub summary: Option<SessionSummary>,
+    /// Why a session is damaged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
+    /// Pid of the process writing it, when running.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+    /// When the folder last changed: a damaged session's place in the order.
+    #[serde(skip)]
+    pub modified_ms: u64,
+}
+
+impl ListedSession {
+    pub fn started_at_ms(&self) -> u64 {
+        self.summary.as_ref().map_or(self.modified_ms, |s| s.started_at_ms)
+    }
+
+    /// Case-insensitive match on the id or the question.
+    pub fn matches(&self, filter: &str) -> bool {
+        let filter = filter.to_lowercase();
+        self.id.to_lowercase().contains(&filter)
+            || self.summary.as_ref().is_some_and(|s| s.question.to_lowercase().contains(&filter))
+    }
+}
+
+/// Lists the sessions under `root`, newest first. Out-of-date summaries
+/// are rebuilt (and stored again when no process is writing the session).
+pub fn list_sessions(root: &Path) -> std::io::Result<Vec<ListedSession>> {
+    let entries = match std::fs::read_dir(root) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let mut out = Vec::new();
+    for entry in entries {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        // Dot-folders are forks being created.
+        if name.starts_with('.') || !entry.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        out.push(list_one(&SessionDir::new(root, &name)));
+    }
+    out.sort_by(|a, b| b.started_at_ms().cmp(&a.started_at_ms()).then_with(|| b.id.cmp(&a.id)));
+    Ok(out)
+}
+
+/// One session's row.
+pub fn list_one(dir: &SessionDir) -> ListedSession {
+    let pid = live_holder(&dir.lock_path());
+    match load_summary(dir) {
+        Ok((summary, freshness)) => {
+            if freshness == Freshness::Rebuilt && pid.is_none() {
+                // Best effort: a read-only folder still lists.
+                let _ = write_summary(dir, &summary, &Redactor::default());
+            }
+            let status = match (&summary.status, pid) {
+                (_, Some(_)) => Status::Running,
+                (LoggedStatus::InProgress, None) => Status::Interrupted,
+                (LoggedStatus::WaitingOnAsk { .. }, None) => Status::WaitingOnAsk,
+                (LoggedStatus::Finished, None) => Status::Finished,
+                (LoggedStatus::Cancelled, None) => Status::Cancelled,
+                (LoggedStatus::Failed { .. }, None) => Status::Failed,
+            };
+            ListedSession { id: dir.id.clone(), status, summary: Some(summary), problem: None, pid, modified_ms: 0 }
+        }
+        Err(e) => ListedSession {
+            id: dir.id.clone(),
+            // A session created a moment ago has no header yet.
+            status: if pid.is_some() { Status::Running } else { Status::Damaged },
+            summary: None,
+            problem: Some(match pid {
+                Some(_) => "starting: no event recorded yet".to_string(),
+                // The folder is implied by the row: name the file only.
+                None => e.to_string().replace(&format!("{}{}", dir.path.display(), std::path::MAIN_SEPARATOR), ""),
+            }),
+            pid,
+            modified_ms: modified_ms(dir),
+        },
+    }
+}
+
+fn modified_ms(dir: &SessionDir) -> u64 {
+    let log = std::fs::metadata(dir.log_path()).or_else(|_| std::fs::metadata(&dir.path));
+    log.and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_millis() as u64)
+}

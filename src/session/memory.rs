@@ -1,0 +1,201 @@
+//! Reflexion memory on disk (seed 003's persistent backend): one JSON line
+//! per lesson in `memory.jsonl` in the data dir, shared by every session.
+//! Appends happen under a lock file so two sessions storing at once lose
+//! nothing; beyond `max_entries` the oldest lines are dropped by an atomic
+//! rewrite. A damaged line is skipped (and logged), never fatal: memory
+//! only ever helps a session, it must not stop one.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use crate::engine::memory::{MemoryEntry, MemoryError, MemorySettings, MemoryStore, rank_similar};
+
+#[derive(Debug)]
+pub struct FileMemoryStore {
+    path: PathBuf,
+    settings: MemorySettings,
+    /// Entries as last read, and the file length they were read at.
+    cache: Mutex<Option<(u64, Vec<MemoryEntry>)>>,
+}
+
+impl FileMemoryStore {
+    pub fn open(path: &Path, settings: MemorySettings) -> Self {
+        Self { path: path.to_path_buf(), settings, cache: Mutex::new(None) }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Every entry, oldest first (re-read when another process changed the file).
+    pub fn entries(&self) -> Vec<MemoryEntry> {
+        let len = std::fs::metadata(&self.path).map_or(0, |m| m.len());
+        let Ok(mut cache) = self.cache.lock() else { return read_entries(&self.path, self.settings.max_entries) };
+        match cache.as_ref() {
+            Some((cached_len, entries)) if *cached_len == len => entries.clone(),
+            _ => {
+                let entries = read_entries(&self.path, self.settings.max_entries);
+                *cache = Some((len, entries.clone()));
+                entries
+            }
+        }
+    }
+
+    pub fn get(&self, id: &str) -> Option<MemoryEntry> {
+        self.entries().into_iter().find(|e| e.id == id)
+    }
+
+    /// Forgets everything; returns how many entries there were.
+    pub fn clear(&self) -> Result<usize, MemoryError> {
+        let _guard = self.write_lock()?;
+        let n = read_entries(&self.path, usize::MAX).len();
+        match std::fs::remove_file(&self.path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(err(&self.path, e)),
+        }
+        self.forget_cache();
+        Ok(n)
+    }
+
+    fn write_lock(&self) -> Result<File, MemoryError> {
+        let path = self.path.with_extension("lock");
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| err(parent, e))?;
+        }
+        let file =
+            OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(|e| err(&path, e))?;
+        // Blocks only while another process appends one line.
+        file.lock().map_err(|e| err(&path, e))?;
+        Ok(file)
+    }
+
+    fn forget_cache(&self) {
+        if let Ok(mut c) = self.cache.lock() {
+            *c = None;
+        }
+    }
+}
+
+impl MemoryStore for FileMemoryStore {
+    fn retrieve_similar(&self, question: &str) -> Vec<MemoryEntry> {
+        rank_similar(&self.entries(), question, &self.settings)
+    }
+
+    fn store(&self, entry: MemoryEntry) -> Result<(), MemoryError> {
+        let _guard = self.write_lock()?;
+        let mut line = serde_json::to_string(&entry).map_err(|e| MemoryError(e.to_string()))?;
+        line.push('\n');
+        // A line torn by a crash must not swallow this one.
+        if !ends_with_newline(&self.path) {
+            line.insert(0, '\n');
+        }
+        let mut file = OpenOptions::new().create(true).append(true).open(&self.path).map_err(|e| err(&self.path, e))?;
+        file.write_all(line.as_bytes()).and_then(|_| file.sync_data()).map_err(|e| err(&self.path, e))?;
+        let entries = read_entries(&self.path, usize::MAX);
+        if entries.len() > self.settings.max_entries {
+            let keep = &entries[entries.len() - self.settings.max_entries..];
+            rewrite(&self.path, keep)?;
+        }
+        self.forget_cache();
+        Ok(())
+    }
+}
+
+/// The newest `max` entries, oldest first; a later line with an id
+/// already seen replaces the earlier one.
+fn read_entries(path: &Path, max: usize) -> Vec<MemoryEntry> {
+    let Ok(text) = std::fs::read_to_string(path) else { return Vec::new() };
+    let mut entries: Vec<MemoryEntry> = Vec::new();
+    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        match serde_json::from_str::<MemoryEntry>(line) {
+            Ok(e) => {
+                entries.retain(|old| old.id != e.id);
+                entries.push(e);
+            }
+            Err(e) => {
+                tracing::warn!(path = %path.display(), line = i + 1, error = %e, "skipping a damaged memory entry")
+            }
+        }
+    }
+    let excess = entries.len().saturating_sub(max);
+    entries.drain(..excess);
+    entries
+}
+
+/// True for a missing or empty file too: nothing to separate from.
+fn ends_with_newline(path: &Path) -> bool {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut f) = File::open(path) else { return true };
+    let mut last = [b'\n'];
+    if f.seek(SeekFrom::End(-1)).is_ok() {
+        let _ = f.read_exact(&mut last);
+    }
+    last[0] == b'\n'
+}
+
+fn rewrite(path: &Path, entries: &[MemoryEntry]) -> Result<(), MemoryError> {
+    let mut text = String::new();
+    for e in entries {
+        text.push_str(&serde_json::to_string(e).map_err(|e| MemoryError(e.to_string()))?);
+        text.push('\n');
+    }
+    let tmp = path.with_extension("jsonl.tmp");
+    std::fs::write(&tmp, text).map_err(|e| err(&tmp, e))?;
+    std::fs::rename(&tmp, path).map_err(|e| err(path, e))
+}
+
+fn err(path: &Path, e: std::io::Error) -> MemoryError {
+    MemoryError(format!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(id: &str, q: &str, at: u64) -> MemoryEntry {
+        MemoryEntry {
+            id: id.into(),
+            question: q.into(),
+            mistake: format!("mistake {id}"),
+            correction: format!("fix {id}"),
+            tags: vec!["t".into()],
+            created_at_ms: at,
+        }
+    }
+
+    #[test]
+    fn entries_survive_a_new_store_and_the_oldest_are_evicted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("memory.jsonl");
+        let settings = MemorySettings { max_entries: 2, ..Default::default() };
+        let a = FileMemoryStore::open(&path, settings.clone());
+        for (i, id) in ["a", "b", "c"].iter().enumerate() {
+            a.store(entry(id, "rust lifetime elision rules", i as u64)).unwrap();
+        }
+        // A second process (a new store on the same file) sees the same.
+        let b = FileMemoryStore::open(&path, settings);
+        let ids: Vec<String> = b.entries().into_iter().map(|e| e.id).collect();
+        assert_eq!(ids, vec!["b", "c"]);
+        assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 2);
+        let similar = b.retrieve_similar("lifetime elision rules in rust");
+        assert_eq!(similar.iter().map(|e| e.id.as_str()).collect::<Vec<_>>(), vec!["c", "b"]);
+        assert_eq!(b.get("b").unwrap().correction, "fix b");
+        assert_eq!(b.clear().unwrap(), 2);
+        assert!(a.entries().is_empty());
+    }
+
+    #[test]
+    fn a_damaged_line_is_skipped_not_fatal() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("memory.jsonl");
+        let good = serde_json::to_string(&entry("a", "q", 1)).unwrap();
+        std::fs::write(&path, format!("{good}\n{{garbage")).unwrap();
+        let store = FileMemoryStore::open(&path, MemorySettings::default());
+        assert_eq!(store.entries().len(), 1);
+        store.store(entry("b", "q", 2)).unwrap();
+        assert_eq!(store.entries().iter().map(|e| e.id.as_str()).collect::<Vec<_>>(), vec!["a", "b"]);
+    }
+}

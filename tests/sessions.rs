@@ -1,0 +1,568 @@
+//! The session store with the real engine (scripted reasoner and provider)
+//! writing real files: crash and resume, ASK across processes, fork,
+//! follow-up, damaged logs, reflexion memory across sessions, secrets.
+
+mod support;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use sleuth::engine::memory::{InMemoryStore, MemorySettings, MemoryStore};
+use sleuth::engine::model::{Action, Severity};
+use sleuth::engine::protocol::{Command, Event, EventRecord};
+use sleuth::engine::{Engine, SessionState};
+use sleuth::session::list::{Status, list_one, list_sessions};
+use sleuth::session::memory::FileMemoryStore;
+use sleuth::session::summary::{Freshness, LoggedStatus, load_summary};
+use sleuth::session::{OpenError, Redactor, SessionDir, SessionLog, follow_up, fork, open_session, read_log};
+use support::disk::{OnAsk, drive, parts, run_new};
+use support::scripted::{ScriptedProvider, ScriptedReasoner, Turn, corpus};
+
+const QUESTION: &str = "How do widgets connect to gadgets?";
+
+fn turns() -> Vec<Turn> {
+    let mut first = Turn::coverage(1, 3);
+    first.issues = vec![("the answer omits the lab measurements", Severity::High)];
+    first.cite = 2;
+    let mut second = Turn::coverage(2, 3);
+    second.cite = 4;
+    vec![first, second, Turn::coverage(3, 3)]
+}
+
+fn ask_turns() -> Vec<Turn> {
+    let mut t = turns();
+    t[0].clarify = true;
+    t
+}
+
+fn provider() -> ScriptedProvider {
+    ScriptedProvider::new("scripted", corpus(12))
+}
+
+fn provider_arc() -> Arc<dyn sleuth::search::SearchProvider> {
+    Arc::new(provider())
+}
+
+fn memory() -> Arc<dyn MemoryStore> {
+    Arc::new(InMemoryStore::new(MemorySettings::default()))
+}
+
+fn records(root: &Path, id: &str) -> Vec<EventRecord> {
+    read_log(&SessionDir::new(root, id).log_path()).unwrap().records
+}
+
+fn assert_gapless(records: &[EventRecord]) {
+    for (i, r) in records.iter().enumerate() {
+        assert_eq!(r.seq, i as u64 + 1, "seq gap at {i}");
+    }
+}
+
+/// Opens session `id`, continues it with the scripted parts, returns its end state.
+async fn resume(
+    root: &Path,
+    id: &str,
+    settings: sleuth::engine::settings::EngineSettings,
+    reasoner: ScriptedReasoner,
+    on_ask: OnAsk,
+) -> SessionState {
+    let opened = open_session(root, id, Redactor::default()).unwrap();
+    let mut settings = settings;
+    settings.session_id = id.to_string();
+    let p = parts(&opened.dir, &settings, Arc::new(reasoner), provider_arc(), memory(), Box::new(opened.log));
+    let (engine, handle) = Engine::new(settings, p, opened.state);
+    let state = drive(engine, handle, None, on_ask).await;
+    drop(opened.lock);
+    state
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crash_mid_phase_loses_nothing_and_the_resumed_report_equals_an_uninterrupted_one() {
+    let home = tempfile::tempdir().unwrap();
+    let root = home.path().join("sessions");
+    let reference = run_new(
+        &root,
+        "reference",
+        support::settings(3),
+        ScriptedReasoner::new(turns()),
+        provider(),
+        memory(),
+        QUESTION,
+        OnAsk::Choose(0),
+    )
+    .await;
+    assert!(reference.iteration() >= 2, "the reference should take several iterations");
+
+    // The same session, killed while iteration 2 is drafting.
+    let mut slow = ScriptedReasoner::new(turns());
+    slow.draft_delay = Duration::from_millis(400);
+    let mut settings = support::settings(3);
+    settings.session_id = "crashed".into();
+    let dir = SessionDir::create(&root, "crashed").unwrap();
+    let log = SessionLog::create(&dir, Redactor::default()).unwrap();
+    let p = parts(&dir, &settings, Arc::new(slow), provider_arc(), memory(), Box::new(log));
+    let (engine, mut handle) = Engine::new(settings, p, SessionState::default());
+    let task = tokio::spawn(engine.run());
+    handle.commands.send(Command::Start { question: QUESTION.into() }).unwrap();
+    while let Some(r) = handle.events.recv().await {
+        if matches!(r.event, Event::Reviewed { iteration: 2, .. }) {
+            break;
+        }
+    }
+    task.abort();
+    assert!(task.await.unwrap_err().is_cancelled());
+    let before = records(&root, "crashed");
+    assert!(matches!(before.last().unwrap().event, Event::Reviewed { iteration: 2, .. }));
+    // And a crash in the middle of writing the next line.
+    let torn = "{\"seq\":999,\"at_ms\":1,\"elapsed_ms\":1,\"event\":{\"type\":\"drafted\",\"itera";
+    std::fs::OpenOptions::new().append(true).open(dir.log_path()).unwrap();
+    std::fs::write(dir.log_path(), [std::fs::read(dir.log_path()).unwrap(), torn.as_bytes().to_vec()].concat())
+        .unwrap();
+    assert_eq!(list_one(&dir).status, Status::Interrupted);
+
+    let opened = open_session(&root, "crashed", Redactor::default()).unwrap();
+    assert!(opened.notices.iter().any(|n| n.contains("cut short")), "{:?}", opened.notices);
+    assert_eq!(opened.records, before);
+    drop(opened);
+    let resumed =
+        resume(&root, "crashed", support::settings(3), ScriptedReasoner::new(turns()), OnAsk::Choose(0)).await;
+
+    let after = records(&root, "crashed");
+    assert_eq!(&after[..before.len()], &before[..], "every event written before the crash is kept");
+    assert_gapless(&after);
+    assert!(std::fs::read_to_string(dir.path.join("torn-tails.txt")).unwrap().contains("\"itera"));
+    assert_eq!(resumed.outcome, reference.outcome);
+    let (a, b) = (resumed.report.clone().unwrap(), reference.report.clone().unwrap());
+    assert_eq!(a.markdown, b.markdown);
+    assert_eq!(a.based_on_iteration, b.based_on_iteration);
+    assert_eq!(support::decisions(&resumed), support::decisions(&reference));
+    // The replayed log folds to the state the engine ended with.
+    assert_eq!(SessionState::replay(&after).report.map(|r| r.markdown), Some(a.markdown));
+    let listed = list_one(&dir);
+    assert_eq!(listed.status, Status::Finished);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_waiting_on_an_ask_asks_again_when_resumed() {
+    let home = tempfile::tempdir().unwrap();
+    let root = home.path().join("sessions");
+    let waiting = run_new(
+        &root,
+        "asking",
+        support::settings(3),
+        ScriptedReasoner::new(ask_turns()),
+        provider(),
+        memory(),
+        QUESTION,
+        OnAsk::Detach,
+    )
+    .await;
+    assert!(waiting.outcome.is_none());
+    let ask = waiting.open_ask().expect("an open ask").clone();
+    let listed = list_one(&SessionDir::new(&root, "asking"));
+    assert_eq!(listed.status, Status::WaitingOnAsk);
+    assert!(
+        matches!(listed.summary.unwrap().status, LoggedStatus::WaitingOnAsk { ref question } if *question == ask.clarification.question)
+    );
+
+    let done =
+        resume(&root, "asking", support::settings(3), ScriptedReasoner::new(ask_turns()), OnAsk::Choose(1)).await;
+    assert!(done.is_finished());
+    assert_eq!(done.asks.len(), 1, "the same ask is answered, not a new one raised");
+    assert!(done.constraints.iter().any(|c| c.contains("the red widget")), "{:?}", done.constraints);
+    assert_gapless(&records(&root, "asking"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fork_answers_an_ask_differently_and_shares_the_log_before_the_decision() {
+    let home = tempfile::tempdir().unwrap();
+    let root = home.path().join("sessions");
+    let original = run_new(
+        &root,
+        "orig",
+        support::settings(3),
+        ScriptedReasoner::new(ask_turns()),
+        provider(),
+        memory(),
+        QUESTION,
+        OnAsk::Choose(1),
+    )
+    .await;
+    assert!(original.constraints.iter().any(|c| c.contains("the red widget")));
+    let forked = fork::fork_session(&root, "orig", 1, "fork1", None).unwrap();
+    let orig_records = records(&root, "orig");
+    let fork_records = records(&root, "fork1");
+    assert_eq!(forked.kept_events, fork_records.len());
+    // Shared: everything of iteration 1 before its decision, event for event.
+    let decided = orig_records.iter().position(|r| matches!(r.event, Event::Decided { iteration: 1, .. })).unwrap();
+    assert_eq!(fork_records.len(), decided);
+    for (a, b) in orig_records[1..decided].iter().zip(&fork_records[1..]) {
+        assert_eq!(a.event, b.event);
+    }
+    let Event::SessionStarted(h) = &fork_records[0].event else { panic!("no header") };
+    assert_eq!((h.session_id.as_str(), h.forked_from.as_ref().unwrap().session_id.as_str()), ("fork1", "orig"));
+    // Texts of shared sources came along.
+    for s in &SessionState::replay(&fork_records).sources {
+        assert!(SessionDir::new(&root, "fork1").sources_dir().join(format!("{}.txt", s.meta.id.0)).exists());
+    }
+
+    let done = resume(&root, "fork1", support::settings(3), ScriptedReasoner::new(ask_turns()), OnAsk::Choose(0)).await;
+    assert!(done.is_finished());
+    assert!(done.constraints.iter().any(|c| c.contains("the blue widget")), "{:?}", done.constraints);
+    assert!(!done.constraints.iter().any(|c| c.contains("the red widget")));
+    // The original is untouched.
+    assert_eq!(records(&root, "orig"), orig_records);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retuned_fork_goes_past_the_limit_that_stopped_the_original() {
+    let home = tempfile::tempdir().unwrap();
+    let root = home.path().join("sessions");
+    let short = run_new(
+        &root,
+        "short",
+        support::settings(1),
+        ScriptedReasoner::new(turns()),
+        provider(),
+        memory(),
+        QUESTION,
+        OnAsk::Choose(0),
+    )
+    .await;
+    assert_eq!(support::decisions(&short), vec!["OUTPUT:max_iterations"]);
+    let longer = support::limits(3);
+    let retune = |h: &mut sleuth::engine::SessionHeader| h.limits = longer.clone();
+    fork::fork_session(&root, "short", 1, "long", Some(&retune)).unwrap();
+    let Event::SessionStarted(h) = &records(&root, "long")[0].event else { panic!() };
+    assert_eq!(h.limits.max_iterations, 3);
+    let done = resume(&root, "long", support::settings(3), ScriptedReasoner::new(turns()), OnAsk::Choose(0)).await;
+    assert!(done.iteration() >= 2, "{:?}", support::decisions(&done));
+    assert_eq!(support::decisions(&done)[0], "CONTINUE:below_thresholds");
+    // From 0: only the question is kept.
+    let fresh = fork::fork_session(&root, "short", 0, "fresh", None).unwrap();
+    assert_eq!(fresh.kept_events, 1);
+    assert!(matches!(
+        fork::fork_session(&root, "short", 5, "bad", None),
+        Err(fork::ForkError::NoSuchIteration { iterations: 1, .. })
+    ));
+    assert!(!root.join("bad").exists() && !root.join(".fork-bad").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_follow_up_starts_from_the_earlier_sources_and_findings() {
+    let home = tempfile::tempdir().unwrap();
+    let root = home.path().join("sessions");
+    let prev = run_new(
+        &root,
+        "prev",
+        support::settings(2),
+        ScriptedReasoner::new(turns()),
+        provider(),
+        memory(),
+        QUESTION,
+        OnAsk::Choose(0),
+    )
+    .await;
+    let prev_bytes = std::fs::read(SessionDir::new(&root, "prev").log_path()).unwrap();
+    let n = prev.sources.len();
+    assert!(n > 0);
+    let (dir, imported) = follow_up::prepare_follow_up(&root, "prev", "next").unwrap();
+    assert_eq!(imported.sources.len(), n);
+    assert!(!imported.findings.is_empty() && imported.findings[0].ends_with(']'), "{:?}", imported.findings);
+    for s in &prev.sources {
+        let name = format!("{}.txt", s.meta.id.0);
+        assert_eq!(
+            std::fs::read(dir.sources_dir().join(&name)).unwrap(),
+            std::fs::read(SessionDir::new(&root, "prev").sources_dir().join(&name)).unwrap()
+        );
+    }
+    let mut settings = support::settings(2);
+    settings.session_id = "next".into();
+    settings.follow_up_of = Some("prev".into());
+    settings.imported = Some(imported);
+    let reasoner = Arc::new(ScriptedReasoner::new(turns()));
+    let log = SessionLog::create(&dir, Redactor::default()).unwrap();
+    let p = parts(&dir, &settings, reasoner.clone(), provider_arc(), memory(), Box::new(log));
+    let (engine, handle) = Engine::new(settings, p, SessionState::default());
+    let next = drive(engine, handle, Some("Which gadget is fastest?"), OnAsk::Choose(0)).await;
+
+    assert!(next.is_finished());
+    let first_plan = reasoner.plan_contexts.lock().unwrap()[0].clone();
+    assert!(
+        first_plan.sources.len() >= prev.usable_sources().count(),
+        "the earlier kept sources are usable from the start"
+    );
+    assert!(first_plan.constraints[0].starts_with("This follows up"), "{:?}", first_plan.constraints);
+    assert!(first_plan.constraints[0].contains(QUESTION));
+    // Earlier sources keep their ids; new ones come after.
+    for (a, b) in prev.sources.iter().zip(&next.sources) {
+        assert_eq!((a.meta.id, &a.meta.locator), (b.meta.id, &b.meta.locator));
+    }
+    assert!(next.sources[n..].iter().all(|s| s.meta.id.0 as usize > n && s.meta.iteration >= 1));
+    let summary = load_summary(&dir).unwrap().0;
+    assert_eq!(summary.follow_up_of.as_deref(), Some("prev"));
+    // The replayed follow-up equals the live one, and the earlier session is unchanged.
+    assert_eq!(SessionState::replay(&records(&root, "next")).sources, next.sources);
+    assert_eq!(std::fs::read(SessionDir::new(&root, "prev").log_path()).unwrap(), prev_bytes);
+    // A session that has not finished cannot be followed up.
+    run_new(
+        &root,
+        "open",
+        support::settings(3),
+        ScriptedReasoner::new(ask_turns()),
+        provider(),
+        memory(),
+        QUESTION,
+        OnAsk::Detach,
+    )
+    .await;
+    assert!(matches!(
+        follow_up::prepare_follow_up(&root, "open", "x"),
+        Err(follow_up::FollowUpError::NotFinished { .. })
+    ));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn damaged_logs_are_listed_as_damaged_and_never_hide_the_others() {
+    let home = tempfile::tempdir().unwrap();
+    let root = home.path().join("sessions");
+    run_new(
+        &root,
+        "20250101-000000-good",
+        support::settings(2),
+        ScriptedReasoner::new(turns()),
+        provider(),
+        memory(),
+        QUESTION,
+        OnAsk::Choose(0),
+    )
+    .await;
+    let good = SessionDir::new(&root, "20250101-000000-good");
+    let lines: Vec<String> = std::fs::read_to_string(good.log_path()).unwrap().lines().map(String::from).collect();
+    let damaged = |id: &str, text: String| {
+        let d = SessionDir::create(&root, id).unwrap();
+        std::fs::write(d.log_path(), text).unwrap();
+        d
+    };
+    let empty = damaged("20250102-000000-empty", String::new());
+    let mut garbage = lines.clone();
+    garbage[3] = "{not json at all".into();
+    let middle = damaged("20250103-000000-garbage", garbage.join("\n") + "\n");
+    let newer =
+        damaged("20250104-000000-newer", lines[0].replace("\"schema_version\":2", "\"schema_version\":99") + "\n");
+    let torn = damaged("20250105-000000-torn", lines[..5].join("\n") + "\n" + &lines[5][..10]);
+    std::fs::create_dir_all(root.join("20250106-000000-nolog")).unwrap();
+
+    let listed = list_sessions(&root).unwrap();
+    let status = |id: &str| listed.iter().find(|s| s.id == id).unwrap().clone();
+    assert_eq!(listed.len(), 6);
+    assert_eq!(status("20250101-000000-good").status, Status::Finished);
+    assert_eq!(status("20250105-000000-torn").status, Status::Interrupted, "a torn last line is not damage");
+    for (id, words) in [
+        ("20250102-000000-empty", "empty"),
+        ("20250103-000000-garbage", "line 4"),
+        ("20250104-000000-newer", "newer sleuth"),
+        ("20250106-000000-nolog", "cannot read"),
+    ] {
+        let s = status(id);
+        assert_eq!(s.status, Status::Damaged, "{id}");
+        assert!(s.problem.as_deref().unwrap().contains(words), "{id}: {:?}", s.problem);
+    }
+    for (dir, want) in [(&empty, "empty"), (&middle, "line 4"), (&newer, "newer sleuth")] {
+        match open_session(&root, &dir.id, Redactor::default()) {
+            Err(OpenError::Log(e)) => assert!(e.to_string().contains(want), "{e}"),
+            other => panic!("{}: expected a log error, got {:?}", dir.id, other.map(|o| o.records.len())),
+        }
+    }
+    // The torn one opens, with the tail set aside.
+    let opened = open_session(&root, &torn.id, Redactor::default()).unwrap();
+    assert_eq!(opened.records.len(), 5);
+    assert_eq!(std::fs::read_to_string(torn.log_path()).unwrap(), lines[..5].join("\n") + "\n");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_out_of_date_summary_is_rebuilt_from_the_log() {
+    let home = tempfile::tempdir().unwrap();
+    let root = home.path().join("sessions");
+    let state = run_new(
+        &root,
+        "s",
+        support::settings(2),
+        ScriptedReasoner::new(turns()),
+        provider(),
+        memory(),
+        QUESTION,
+        OnAsk::Choose(0),
+    )
+    .await;
+    let dir = SessionDir::new(&root, "s");
+    let (fresh, how) = load_summary(&dir).unwrap();
+    assert_eq!(how, Freshness::Stored, "the sink keeps the summary current");
+    assert_eq!(fresh.iterations, state.iteration());
+    // A summary written before the last events (a crash between checkpoints).
+    let mut stale = fresh.clone();
+    stale.iterations = 0;
+    stale.status = LoggedStatus::InProgress;
+    stale.log_bytes -= 10;
+    std::fs::write(dir.summary_path(), serde_json::to_string(&stale).unwrap()).unwrap();
+    let (rebuilt, how) = load_summary(&dir).unwrap();
+    assert_eq!(how, Freshness::Rebuilt);
+    assert_eq!(rebuilt, fresh);
+    // Listing stores the rebuilt one; garbage is rebuilt too.
+    assert_eq!(list_one(&dir).status, Status::Finished);
+    assert_eq!(load_summary(&dir).unwrap().1, Freshness::Stored);
+    std::fs::write(dir.summary_path(), "{{{").unwrap();
+    assert_eq!(load_summary(&dir).unwrap(), (fresh, Freshness::Rebuilt));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_opener_gets_the_lock_message_with_the_holders_pid() {
+    let home = tempfile::tempdir().unwrap();
+    let root = home.path().join("sessions");
+    run_new(
+        &root,
+        "s",
+        support::settings(3),
+        ScriptedReasoner::new(ask_turns()),
+        provider(),
+        memory(),
+        QUESTION,
+        OnAsk::Detach,
+    )
+    .await;
+    let first = open_session(&root, "s", Redactor::default()).unwrap();
+    assert_eq!(list_one(&first.dir).status, Status::Running);
+    let err = open_session(&root, "s", Redactor::default()).err().expect("locked");
+    assert!(err.to_string().contains(&format!("pid {}", std::process::id())), "{err}");
+    drop(first);
+    assert!(open_session(&root, "s", Redactor::default()).is_ok());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lessons_persist_and_a_later_session_plans_with_them() {
+    let home = tempfile::tempdir().unwrap();
+    let root = home.path().join("sessions");
+    let file = home.path().join("memory.jsonl");
+    let store = || -> Arc<dyn MemoryStore> { Arc::new(FileMemoryStore::open(&file, MemorySettings::default())) };
+    let first = run_new(
+        &root,
+        "first",
+        support::settings(3),
+        ScriptedReasoner::new(turns()),
+        provider(),
+        store(),
+        QUESTION,
+        OnAsk::Choose(0),
+    )
+    .await;
+    assert!(
+        first.memories_stored > 0,
+        "iteration 2 fixed iteration 1's issue and scored higher: {:?}",
+        support::decisions(&first)
+    );
+    let lessons = FileMemoryStore::open(&file, MemorySettings::default()).entries();
+    assert_eq!(lessons.len(), first.memories_stored);
+    assert_eq!(lessons[0].mistake, "the answer omits the lab measurements");
+
+    // A new process, a similar question.
+    let reasoner = ScriptedReasoner::new(turns());
+    let mut settings = support::settings(1);
+    settings.session_id = "second".into();
+    let dir = SessionDir::create(&root, "second").unwrap();
+    let log = SessionLog::create(&dir, Redactor::default()).unwrap();
+    let reasoner = Arc::new(reasoner);
+    let p = parts(&dir, &settings, reasoner.clone(), provider_arc(), store(), Box::new(log));
+    let (engine, handle) = Engine::new(settings, p, SessionState::default());
+    let second = drive(engine, handle, Some("How do the widgets connect to gadgets?"), OnAsk::Choose(0)).await;
+    let offered = &reasoner.plan_contexts.lock().unwrap()[0].memories;
+    assert_eq!(offered.first().map(|m| m.id.clone()), Some(lessons[0].id.clone()));
+    assert_eq!(second.iterations[0].memories_used, offered.iter().map(|m| m.id.clone()).collect::<Vec<_>>());
+    assert_eq!(load_summary(&dir).unwrap().0.metrics.memories_used as usize, offered.len());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn secrets_never_reach_the_log_or_the_summary() {
+    let home = tempfile::tempdir().unwrap();
+    let root = home.path().join("sessions");
+    let secret = "sk-test-9f8e7d6c5b4a";
+    let mut settings = support::settings(1);
+    settings.session_id = "secret".into();
+    let dir = SessionDir::create(&root, "secret").unwrap();
+    let log = SessionLog::create(&dir, Redactor::new([secret.to_string()])).unwrap();
+    let p = parts(&dir, &settings, Arc::new(ScriptedReasoner::new(turns())), provider_arc(), memory(), Box::new(log));
+    let (engine, handle) = Engine::new(settings, p, SessionState::default());
+    let state = drive(engine, handle, Some(&format!("why does my key {secret} fail?")), OnAsk::Choose(0)).await;
+    assert!(state.question().contains(secret), "the live state is not redacted, only files");
+    for entry in std::fs::read_dir(&dir.path).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            let text = std::fs::read_to_string(&path).unwrap();
+            assert!(!text.contains(secret), "{} holds the secret", path.display());
+        }
+    }
+    assert!(std::fs::read_to_string(dir.log_path()).unwrap().contains("[redacted]"));
+    // The redacted log still reads.
+    assert!(SessionState::replay(&records(&root, "secret")).is_finished());
+}
+
+#[test]
+fn every_shipped_schema_version_still_reads() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    for (file, version) in [("schema-v1.jsonl", 1), ("schema-v2.jsonl", 2)] {
+        let log = read_log(&fixtures.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert!(log.torn_tail.is_none());
+        let state = SessionState::replay(&log.records);
+        let header = state.header.as_ref().unwrap();
+        assert_eq!(header.schema_version, version, "{file}");
+        assert!(state.is_finished() && state.report.is_some(), "{file}");
+        assert!(state.iteration() >= 1 && !state.sources.is_empty(), "{file}");
+        assert!(state.iterations.iter().all(|it| it.decision.is_some()), "{file}");
+        if version >= 2 {
+            let imported = header.imported.as_ref().expect("v2 fixture is a follow-up");
+            assert_eq!(
+                state.sources[..imported.sources.len()].iter().map(|s| s.meta.id).collect::<Vec<_>>(),
+                imported.sources.iter().map(|s| s.meta.id).collect::<Vec<_>>()
+            );
+        }
+    }
+    assert_eq!(sleuth::engine::protocol::SCHEMA_VERSION, 2, "a new version needs a new fixture here");
+}
+
+/// Regenerates `tests/fixtures/schema-v2.jsonl` (run with --ignored). The
+/// v1 fixture was written by the foundation's build and is never rewritten.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore]
+async fn write_schema_fixture() {
+    let home = tempfile::tempdir().unwrap();
+    let root = home.path().join("sessions");
+    run_new(
+        &root,
+        "prev",
+        support::settings(2),
+        ScriptedReasoner::new(turns()),
+        ScriptedProvider::new("scripted", corpus(4)),
+        memory(),
+        QUESTION,
+        OnAsk::Choose(0),
+    )
+    .await;
+    let (dir, imported) = follow_up::prepare_follow_up(&root, "prev", "20260101-000000-0002").unwrap();
+    let mut settings = support::settings(1);
+    settings.session_id = dir.id.clone();
+    settings.follow_up_of = Some("prev".into());
+    settings.imported = Some(imported);
+    let log = SessionLog::create(&dir, Redactor::default()).unwrap();
+    let p = parts(
+        &dir,
+        &settings,
+        Arc::new(ScriptedReasoner::new(turns())),
+        Arc::new(ScriptedProvider::new("scripted", corpus(6))) as Arc<dyn sleuth::search::SearchProvider>,
+        memory(),
+        Box::new(log),
+    );
+    let (engine, handle) = Engine::new(settings, p, SessionState::default());
+    drive(engine, handle, Some("Which gadget is fastest?"), OnAsk::Choose(0)).await;
+    let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/schema-v2.jsonl");
+    std::fs::copy(dir.log_path(), out).unwrap();
+    let _ = Action::Continue;
+}
