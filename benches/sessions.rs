@@ -140,6 +140,17 @@ fn open(c: &mut Criterion) {
     g.bench_function("read_and_replay_10k_events", |b| {
         b.iter(|| black_box(SessionState::replay(&read_log(&dir.log_path()).unwrap().records).last_seq))
     });
+    // What `sleuth open` does before the user sees anything: read, fold,
+    // build the review app, draw the first frame (target: under 150 ms).
+    let opts = sleuth::tui::Options::from_config(&sleuth::tui::TuiConfig::default(), None).unwrap();
+    g.bench_function("open_to_first_frame_10k_events", |b| {
+        b.iter(|| {
+            let app = sleuth::tui::load_review(&dir.path, &opts).unwrap().with_size(100, 30);
+            let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 30)).unwrap();
+            terminal.draw(|f| f.render_widget(&app, f.area())).unwrap();
+            black_box(terminal.backend().buffer().area);
+        })
+    });
     g.finish();
 }
 

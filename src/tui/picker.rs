@@ -1,8 +1,6 @@
-//! `sleuth open` with no session: pick one from the saved sessions. Each
-//! is listed from its header (the first line of its log) and its last
-//! event; a damaged log is listed as damaged, never fatal.
+//! `sleuth open` with no session: pick one from the saved sessions, as the
+//! session store lists them; a damaged log is listed as damaged, never fatal.
 
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use crossterm::event::{KeyCode, KeyEventKind, KeyModifiers};
@@ -17,87 +15,33 @@ use super::text::{inline, truncate};
 use super::theme::Theme;
 use super::ui::layout::{inner, too_small};
 use super::ui::widgets::pane_block;
-use crate::engine::model::Outcome;
-use crate::engine::protocol::{Event, EventRecord};
+use crate::session::list::Status;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Listed {
-    Finished,
-    Cancelled,
-    Failed,
-    /// No end recorded: stopped, paused or waiting for an answer.
-    Unfinished,
-    Damaged(String),
-}
-
-impl Listed {
-    pub fn label(&self) -> &str {
-        match self {
-            Listed::Finished => "finished",
-            Listed::Cancelled => "cancelled",
-            Listed::Failed => "failed",
-            Listed::Unfinished => "unfinished",
-            Listed::Damaged(_) => "damaged",
-        }
-    }
-}
-
+/// One row of the picker: a session as `session::list` sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionSummary {
     pub id: String,
     pub path: PathBuf,
     pub question: String,
-    pub status: Listed,
+    pub status: Status,
+    /// Why a damaged session cannot be opened.
+    pub problem: Option<String>,
 }
 
-/// Every session folder under `sessions_dir`, newest first.
+/// Every session folder under `sessions_dir`, newest first, from the
+/// session store's listing (summaries, so it stays fast with many).
 pub fn list_sessions(sessions_dir: &Path) -> Vec<SessionSummary> {
-    let Ok(entries) = std::fs::read_dir(sessions_dir) else { return Vec::new() };
-    let mut out: Vec<SessionSummary> =
-        entries.flatten().filter(|e| e.path().is_dir()).map(|e| summarize(&e.path())).collect();
-    out.sort_by(|a, b| b.id.cmp(&a.id));
-    out
-}
-
-fn summarize(dir: &Path) -> SessionSummary {
-    let id = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let log = dir.join("events.jsonl");
-    let damaged = |why: String| SessionSummary {
-        id: id.clone(),
-        path: dir.to_path_buf(),
-        question: String::new(),
-        status: Listed::Damaged(why),
-    };
-    let file = match std::fs::File::open(&log) {
-        Ok(f) => f,
-        Err(e) => return damaged(format!("no readable log ({e})")),
-    };
-    let mut first = String::new();
-    if BufReader::new(&file).read_line(&mut first).is_err() || first.trim().is_empty() {
-        return damaged("the log is empty".into());
-    }
-    let question = match serde_json::from_str::<EventRecord>(&first) {
-        Ok(EventRecord { event: Event::SessionStarted(h), .. }) => h.question,
-        Ok(_) => return damaged("the log does not begin with a session header".into()),
-        Err(e) => return damaged(format!("line 1: {e}")),
-    };
-    let status = match last_event(&log) {
-        Some(Event::SessionEnded { outcome: Outcome::Finished }) => Listed::Finished,
-        Some(Event::SessionEnded { outcome: Outcome::Cancelled }) => Listed::Cancelled,
-        Some(Event::SessionEnded { outcome: Outcome::Failed { .. } }) => Listed::Failed,
-        _ => Listed::Unfinished,
-    };
-    SessionSummary { id, path: dir.to_path_buf(), question, status }
-}
-
-/// The last complete, parseable event (a torn last line is skipped).
-fn last_event(log: &Path) -> Option<Event> {
-    let mut f = std::fs::File::open(log).ok()?;
-    let len = f.metadata().ok()?.len();
-    f.seek(SeekFrom::Start(len.saturating_sub(64 * 1024))).ok()?;
-    let mut tail = Vec::new();
-    f.read_to_end(&mut tail).ok()?;
-    tail.split(|b| *b == b'\n').rev().find_map(|l| serde_json::from_slice::<EventRecord>(l).ok()).map(|r| r.event)
+    crate::session::list::list_sessions(sessions_dir)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|l| SessionSummary {
+            path: sessions_dir.join(&l.id),
+            question: l.summary.as_ref().map(|s| s.question.clone()).unwrap_or_default(),
+            status: l.status,
+            problem: l.problem,
+            id: l.id,
+        })
+        .collect()
 }
 
 pub struct Picker {
@@ -132,7 +76,8 @@ impl Picker {
             Some(Action::Top) => self.cursor = 0,
             Some(Action::Bottom) => self.cursor = last,
             Some(Action::Open) => match self.sessions.get(self.cursor) {
-                Some(SessionSummary { status: Listed::Damaged(why), .. }) => {
+                Some(SessionSummary { status: Status::Damaged, problem, .. }) => {
+                    let why = problem.as_deref().unwrap_or("its log cannot be read");
                     self.hint = Some(format!("this session cannot be opened: {why}"));
                 }
                 Some(s) => return vec![Effect::Open(s.path.clone())],
@@ -170,18 +115,18 @@ impl Widget for &Picker {
         for (i, s) in self.sessions.iter().enumerate().skip(start).take(h) {
             let y = body.y + (i - start) as u16;
             let style = match s.status {
-                Listed::Finished => t.kept,
-                Listed::Damaged(_) | Listed::Failed => t.rejected,
+                Status::Finished => t.kept,
+                Status::Damaged | Status::Failed => t.rejected,
                 _ => t.decision_ask,
             };
-            let text = match &s.status {
-                Listed::Damaged(why) => why.clone(),
+            let text = match (&s.status, &s.problem) {
+                (Status::Damaged, Some(why)) => inline(why),
                 _ => inline(&s.question),
             };
-            let room = (body.width as usize).saturating_sub(24 + 12);
+            let room = (body.width as usize).saturating_sub(24 + 16);
             let line = Line::from(vec![
                 Span::styled(format!("{:<24}", truncate(&s.id, 23)), t.muted),
-                Span::styled(format!("{:<12}", s.status.label()), style),
+                Span::styled(format!("{:<16}", s.status.label()), style),
                 Span::styled(truncate(&text, room), t.text),
             ]);
             buf.set_line(body.x, y, &line, body.width);
@@ -229,7 +174,7 @@ mod tests {
                 ("20260105-000000-eeee", "damaged"),
                 ("20260104-000000-dddd", "damaged"),
                 ("20260103-000000-cccc", "damaged"),
-                ("20260102-000000-bbbb", "unfinished"),
+                ("20260102-000000-bbbb", "waiting on ASK"),
                 ("20260101-000000-aaaa", "finished"),
             ]
         );

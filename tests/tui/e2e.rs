@@ -61,7 +61,7 @@ fn open_without_a_session_lists_them_and_a_damaged_one_is_named() {
     std::fs::create_dir_all(sessions.join("20260102-000000-bbbb")).unwrap();
     std::fs::write(sessions.join("20260102-000000-bbbb/events.jsonl"), "{oops\n").unwrap();
     let t = Tmux::start("picker", home.path(), &["open"], 100, 30);
-    let list = t.wait_for(&["Saved sessions (2)", "damaged", "unfinished"], WAIT);
+    let list = t.wait_for(&["Saved sessions (2)", "damaged", "waiting on ASK"], WAIT);
     assert!(list.contains("How does the ? operator"), "{list}");
     t.keys(&["Enter"]);
     t.wait_for(&["cannot be opened"], WAIT);
@@ -200,4 +200,38 @@ fn quitting_at_an_ask_keeps_it_open_in_the_log() {
         matches!(app.overlays.last(), Some(sleuth::tui::app::Overlay::Ask(m)) if m.ask_id == ask.ask_id),
         "the reopened session asks again"
     );
+}
+
+#[test]
+fn resuming_a_session_that_was_quit_at_an_ask_asks_again_and_finishes() {
+    if skip() {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let corpus = home.path().join("corpus");
+    mercury_corpus(&corpus);
+    let set_corpus = format!("local.corpus={}", corpus.display());
+    let args =
+        ["--set", &set_corpus, "--set", "local.tier=5", "--set", "search.results_per_query=8", "What is mercury?"];
+    let t = Tmux::start("resume-ask", home.path(), &args, 100, 30);
+    t.wait_for(&["sleuth asks (iteration 1)"], WAIT);
+    t.keys(&["q"]);
+    let bye = t.wait_for(&["[exit 0]", "a question waits for your answer"], WAIT);
+    let id = saved_session(&bye);
+    drop(t);
+
+    // `sleuth resume` on a terminal continues in the TUI: the same ASK again.
+    let t = Tmux::start("resume-ask-2", home.path(), &["resume", &id], 100, 30);
+    t.wait_for(&["sleuth asks (iteration 1)"], WAIT);
+    t.keys(&["Enter"]);
+    t.wait_for(&["finished"], WAIT);
+    t.keys(&["q"]);
+    t.wait_for(&["[exit 0]"], WAIT);
+    let log = sleuth::session::read_log(&home.path().join("sessions").join(&id).join("events.jsonl")).unwrap();
+    let seqs: Vec<u64> = log.records.iter().map(|r| r.seq).collect();
+    assert_eq!(seqs, (1..=seqs.len() as u64).collect::<Vec<_>>(), "one gapless log across the resume");
+    let state = sleuth::engine::SessionState::replay(&log.records);
+    assert_eq!(state.asks.len(), 1, "asked once, answered once");
+    assert!(state.asks[0].answer.is_some());
+    assert!(state.is_finished() && state.report.is_some());
 }

@@ -12,7 +12,8 @@ use sleuth::config::Preset;
 use sleuth::engine::model::SourceId;
 use sleuth::engine::protocol::{Event, EventRecord};
 use sleuth::engine::tiers::SourceMode;
-use sleuth::tui::picker::{Listed, Picker, SessionSummary};
+use sleuth::session::list::Status;
+use sleuth::tui::picker::{Picker, SessionSummary};
 use sleuth::tui::prompt::Prompt;
 use sleuth::tui::sample::{Sample, Stop, source_text};
 use sleuth::tui::{App, Keymap, Msg, Theme};
@@ -205,16 +206,17 @@ fn question_prompt() {
 
 #[test]
 fn session_picker() {
-    let s = |id: &str, status: Listed, q: &str| SessionSummary {
+    let s = |id: &str, status: Status, q: &str, problem: Option<&str>| SessionSummary {
         id: id.into(),
         path: PathBuf::from(id),
         question: q.into(),
         status,
+        problem: problem.map(str::to_string),
     };
     let sessions = vec![
-        s("20260103-101500-9f3e", Listed::Unfinished, "Which ? do you mean"),
-        s("20260102-090000-1a2b", Listed::Damaged("line 1: expected value".into()), ""),
-        s("20260101-000000-abcd", Listed::Finished, "How does the ? operator convert errors in Rust?"),
+        s("20260103-101500-9f3e", Status::WaitingOnAsk, "Which ? do you mean", None),
+        s("20260102-090000-1a2b", Status::Damaged, "", Some("events.jsonl, line 1: damaged event (expected value)")),
+        s("20260101-000000-abcd", Status::Finished, "How does the ? operator convert errors in Rust?", None),
     ];
     let p = Picker::new(
         Theme::default(),
