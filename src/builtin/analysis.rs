@@ -54,9 +54,55 @@ const QUESTION_FILLER: &[&str] = &[
     "please",
 ];
 
+/// Irregular English forms the stemmer cannot join to their base, so that
+/// "broken" finds "break" and "written" finds "write".
+const IRREGULAR: &[(&str, &str)] = &[
+    ("broken", "break"),
+    ("broke", "break"),
+    ("written", "write"),
+    ("wrote", "write"),
+    ("built", "build"),
+    ("ran", "run"),
+    ("taken", "take"),
+    ("took", "take"),
+    ("given", "give"),
+    ("gave", "give"),
+    ("chosen", "choose"),
+    ("chose", "choose"),
+    ("hidden", "hide"),
+    ("held", "hold"),
+    ("kept", "keep"),
+    ("left", "leave"),
+    ("lost", "lose"),
+    ("made", "make"),
+    ("found", "find"),
+    ("thrown", "throw"),
+    ("threw", "throw"),
+    ("bound", "bind"),
+    ("went", "go"),
+    ("gone", "go"),
+    ("children", "child"),
+    ("indices", "index"),
+    ("mice", "mouse"),
+];
+
 pub fn is_stopword(word: &str) -> bool {
-    let w = word.to_lowercase();
-    STOPWORDS.contains(&w.as_str()) || QUESTION_FILLER.contains(&w.as_str())
+    static SET: std::sync::OnceLock<HashSet<&'static str>> = std::sync::OnceLock::new();
+    let set = SET.get_or_init(|| STOPWORDS.iter().chain(QUESTION_FILLER).copied().collect());
+    if word.len() > 12 {
+        return false;
+    }
+    if word.bytes().any(|b| b.is_ascii_uppercase()) {
+        set.contains(word.to_ascii_lowercase().as_str())
+    } else {
+        set.contains(word)
+    }
+}
+
+/// A capitalised function word after the first word names something
+/// (`From`, `Into`, `Any`): it is content, not a stopword.
+pub fn is_identifier(word: &str, position: usize) -> bool {
+    position > 0 && word.chars().count() > 1 && word.chars().next().is_some_and(char::is_uppercase)
 }
 
 /// Stems words with the index's analyzer.
@@ -73,6 +119,8 @@ impl Default for Stemmer {
 impl Stemmer {
     /// The stem of one word (`None` for words the analyzer drops).
     pub fn stem(&mut self, word: &str) -> Option<String> {
+        let lower = word.to_lowercase();
+        let word = IRREGULAR.iter().find(|(form, _)| *form == lower).map_or(word, |(_, base)| *base);
         let mut s = self.inner.token_stream(word);
         let mut out = None;
         while s.advance() {
@@ -81,16 +129,32 @@ impl Stemmer {
         out
     }
 
-    /// `(stem, lowercase word)` for every word of `text`; stopwords dropped
-    /// unless `keep_stopwords`.
+    /// `(stem, lowercase word)` for every word of `text` (the index's
+    /// tokenization, one pass); stopwords dropped unless `keep_stopwords`.
     pub fn words(&mut self, text: &str, keep_stopwords: bool) -> Vec<(String, String)> {
         let mut out = Vec::new();
-        for word in text.split(|c: char| !c.is_alphanumeric() && c != '_').filter(|w| !w.is_empty()) {
-            if !keep_stopwords && is_stopword(word) {
+        let mut irregular: Vec<(usize, String)> = Vec::new();
+        let mut stream = self.inner.token_stream(text);
+        while stream.advance() {
+            let t = stream.token();
+            let word = &text[t.offset_from..t.offset_to];
+            let identifier = is_identifier(word, t.position);
+            let stop = is_stopword(word);
+            if stop && !keep_stopwords && !identifier {
                 continue;
             }
-            if let Some(stem) = self.stem(word) {
-                out.push((stem, word.to_lowercase()));
+            let lower = word.to_lowercase();
+            if IRREGULAR.iter().any(|(form, _)| *form == lower) {
+                irregular.push((out.len(), lower.clone()));
+            }
+            // Identifiers keep their case in labels and queries.
+            let surface = if identifier && stop { word.to_string() } else { lower };
+            out.push((t.text.clone(), surface));
+        }
+        drop(stream);
+        for (i, word) in irregular {
+            if let Some(stem) = self.stem(&word) {
+                out[i].0 = stem;
             }
         }
         out
@@ -150,8 +214,14 @@ impl AnalyzedDoc {
     }
 }
 
+/// Text analysed per source: a very long page (release notes, a whole
+/// reference) is read in its first part only.
+const MAX_ANALYZED_BYTES: usize = 300_000;
+
 /// Analyses a source: headings, sentences (outside code fences), counts.
 pub fn analyze(title: &str, text: &str, stemmer: &mut Stemmer) -> AnalyzedDoc {
+    let cut = (0..=MAX_ANALYZED_BYTES.min(text.len())).rev().find(|i| text.is_char_boundary(*i)).unwrap_or(0);
+    let text = &text[..cut];
     let mut doc = AnalyzedDoc { title_stems: stemmer.stems(title), ..Default::default() };
     let mut surface_counts: HashMap<(String, String), u32> = HashMap::new();
     let mut in_fence = false;
