@@ -129,12 +129,14 @@ async fn run_one(q: &Question, corpus: &Arc<LocalCorpus>, config: &Config) -> Ro
     let gold: Vec<String> = q.gold.iter().map(|g| equivalent(g)).collect();
     let mark = |p: &String| if gold.contains(&equivalent(p)) { format!("*{p}") } else { p.clone() };
     let detail = format!(
-        "  plan: {}\n  queries: {}\n  cited: {}\n  baseline: {}\n  gold: {}\n",
+        "  aspects: {}\n  plan: {}\n  queries: {}\n  cited: {}\n  baseline: {}\n  gold: {}\n  facts missing: {}\n",
+        state.iterations.first().and_then(|it| it.critique.as_ref()).map(|c| c.aspects_required.join(" | ")).unwrap_or_default(),
         state.iterations.first().and_then(|it| it.reflection.as_ref()).map(|r| r.plan.clone()).unwrap_or_default(),
         queries.join(" | "),
         cited.iter().map(mark).collect::<Vec<_>>().join(" "),
         baseline.iter().map(mark).collect::<Vec<_>>().join(" "),
-        q.gold.join(" ")
+        q.gold.join(" "),
+        q.facts.iter().filter(|f| !report.contains(&f.to_lowercase())).cloned().collect::<Vec<_>>().join(", ")
     );
     Row {
         id: q.id.clone(),

@@ -73,6 +73,7 @@ pub fn critique(
         // Sources whose quoted sentences support the aspect fully, or in part.
         let mut full: BTreeSet<SourceId> = BTreeSet::new();
         let mut partial: BTreeSet<SourceId> = BTreeSet::new();
+        let mut mentions: BTreeSet<SourceId> = BTreeSet::new();
         for (claim, places, stems) in &verified_claims {
             for (si, sentence) in places {
                 let support = match sentence {
@@ -83,12 +84,20 @@ pub fn critique(
                     }
                 };
                 let id = sources[*si].doc.meta.id;
+                if support.literal >= 1.0 - 1e-9 {
+                    mentions.insert(id);
+                }
                 if support.full(a) {
                     full.insert(id);
                 } else if support.on() || claim.aspect.as_deref() == Some(a.label.as_str()) {
                     partial.insert(id);
                 }
             }
+        }
+        // A related concept several sources state in so many words is
+        // covered even without a section of its own.
+        if a.related && full.is_empty() && mentions.len() >= 2 {
+            full = mentions;
         }
         match full.len() {
             0 => {

@@ -8,6 +8,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::Src;
+use super::analysis::refers_back;
 use super::aspects::Aspect;
 use super::config::BuiltinConfig;
 use super::rarity::Weights;
@@ -20,6 +21,7 @@ const PER_SOURCE: usize = 60;
 /// A quotable sentence and what it supports.
 pub struct Candidate {
     pub source: usize,
+    pub sentence: usize,
     /// The sentence with its whitespace collapsed: the quote and the claim.
     pub text: String,
     pub stems: Vec<String>,
@@ -64,7 +66,8 @@ pub fn candidates(
                 continue;
             }
             let base: f64 = aspects.iter().zip(&supports).map(|(a, s)| a.weight * s.blended()).sum::<f64>() / total;
-            let position = (1.0 / (1.0 + 0.01 * i as f64)).max(0.7);
+            // Sections open with what they are about.
+            let position = (1.0 / (1.0 + 0.05 * sent.in_section as f64)).max(0.7);
             let length = if (8..=40).contains(&sent.words) { 1.0 } else { 0.85 };
             let constraint = if constraint_stems.is_empty() {
                 1.0
@@ -75,6 +78,7 @@ pub fn candidates(
             let text = s.doc.text[sent.start..sent.end].split_whitespace().collect::<Vec<_>>().join(" ");
             out.push(Candidate {
                 source: si,
+                sentence: i,
                 text,
                 stems: sent.stems.clone(),
                 literal: supports.iter().map(|s| s.literal).collect(),
@@ -174,7 +178,7 @@ pub fn draft(
     constraint_stems: &[String],
     cfg: &BuiltinConfig,
 ) -> Draft {
-    let cands = candidates(sources, aspects, w, constraint_stems, cfg.draft_sources);
+    let mut cands = candidates(sources, aspects, w, constraint_stems, cfg.draft_sources);
     let mut taken = Vec::new();
     let mut uses = vec![0usize; sources.len()];
     let n = aspects.len().max(1) as f64;
@@ -226,6 +230,13 @@ pub fn draft(
         }
     }
 
+    // A chosen sentence that leans on its neighbour is quoted with it.
+    for &i in answer.iter().chain(sections.iter().flatten()) {
+        let c = &mut cands[i];
+        if let Some(text) = with_context(&sources[c.source], c.sentence) {
+            c.text = text;
+        }
+    }
     let id = |c: &Candidate| sources[c.source].doc.meta.id;
     let cite = |c: &Candidate, aspect: Option<&Aspect>| Claim {
         text: c.text.clone(),
@@ -262,6 +273,35 @@ pub fn draft(
         }
     }
     Draft { markdown: md, claims }
+}
+
+/// Most words a quote grows to with its neighbours.
+const MAX_QUOTE_WORDS: usize = 70;
+
+/// Sentence `i` with the sentence before it when it opens by referring
+/// back, and the one after it when that one continues it ("Instead, …"):
+/// one verbatim span of the source. `None` when it stands alone.
+fn with_context(src: &Src<'_>, i: usize) -> Option<String> {
+    let sents = &src.an.sentences;
+    let text = &src.doc.text;
+    let s = &sents[i];
+    let joinable = |j: usize| sents[j].paragraph == s.paragraph && sents[j].quotable;
+    let mut start = i;
+    let mut end = i;
+    let mut words = s.words;
+    if i > 0 && joinable(i - 1) && refers_back(&text[s.start..s.end]) && words + sents[i - 1].words <= MAX_QUOTE_WORDS {
+        start = i - 1;
+        words += sents[i - 1].words;
+    }
+    if i + 1 < sents.len()
+        && joinable(i + 1)
+        && refers_back(&text[sents[i + 1].start..sents[i + 1].end])
+        && words + sents[i + 1].words <= MAX_QUOTE_WORDS
+    {
+        end = i + 1;
+    }
+    (start != i || end != i)
+        .then(|| text[sents[start].start..sents[end].end].split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
 /// Section headings in sentence case, with a lone symbol in code (`?`).

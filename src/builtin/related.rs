@@ -40,6 +40,7 @@ pub fn discover(
     let min_weight = aspects.iter().map(|a| a.weight).fold(f64::INFINITY, f64::min).min(0.35);
     let mut score: HashMap<&str, f64> = HashMap::new();
     let mut seen_in: HashMap<&str, HashSet<usize>> = HashMap::new();
+    let mut occurrences: HashMap<&str, usize> = HashMap::new();
     let mut supporting: Vec<(usize, usize)> = Vec::new();
     for (si, s) in sources.iter().enumerate().take(TOP_SOURCES) {
         for (i, sent) in s.an.sentences.iter().enumerate() {
@@ -57,7 +58,8 @@ pub fn discover(
                 if asked.contains(stem.as_str()) || !is_term(stem) || weight < min_weight || variant_of(stem, &asked) {
                     continue;
                 }
-                *score.entry(stem).or_default() += weight;
+                *score.entry(stem).or_default() += weight * weight;
+                *occurrences.entry(stem).or_default() += 1;
                 seen_in.entry(stem).or_default().insert(si);
             }
         }
@@ -69,10 +71,17 @@ pub fn discover(
             s.an.title_stems.iter().any(|x| x == t) || s.an.headings.iter().any(|(_, h)| h.iter().any(|x| x == t))
         })
     };
+    // Consensus first: a term in the supporting sentences of many sources,
+    // then its rarity, then how often it recurs.
     let mut terms: Vec<(&str, f64)> = score
         .into_iter()
-        .filter(|(t, _)| seen_in.get(t).is_some_and(|s| s.len() >= 2))
-        .map(|(t, s)| (t, if titled(t) { 2.0 * s } else { s }))
+        .filter_map(|(t, s)| {
+            let n = seen_in.get(t).map_or(0, HashSet::len);
+            let mean = s / occurrences.get(t).copied().unwrap_or(1).max(1) as f64;
+            let occ = occurrences.get(t).copied().unwrap_or(1) as f64;
+            let v = n as f64 * mean * (1.0 + occ.ln()) * if titled(t) { 1.5 } else { 1.0 };
+            (n >= 2).then_some((t, v))
+        })
         .collect();
     terms.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
     supporting.truncate(MAX_SENTENCES);
