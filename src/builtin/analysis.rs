@@ -2,7 +2,7 @@
 //! (lowercase English stems), sentences located exactly in a source's text
 //! (so a quote is always a verbatim span), and per-source term counts.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use tantivy::tokenizer::TextAnalyzer;
 
@@ -54,9 +54,55 @@ const QUESTION_FILLER: &[&str] = &[
     "please",
 ];
 
+/// Irregular English forms the stemmer cannot join to their base, so that
+/// "broken" finds "break" and "written" finds "write".
+const IRREGULAR: &[(&str, &str)] = &[
+    ("broken", "break"),
+    ("broke", "break"),
+    ("written", "write"),
+    ("wrote", "write"),
+    ("built", "build"),
+    ("ran", "run"),
+    ("taken", "take"),
+    ("took", "take"),
+    ("given", "give"),
+    ("gave", "give"),
+    ("chosen", "choose"),
+    ("chose", "choose"),
+    ("hidden", "hide"),
+    ("held", "hold"),
+    ("kept", "keep"),
+    ("left", "leave"),
+    ("lost", "lose"),
+    ("made", "make"),
+    ("found", "find"),
+    ("thrown", "throw"),
+    ("threw", "throw"),
+    ("bound", "bind"),
+    ("went", "go"),
+    ("gone", "go"),
+    ("children", "child"),
+    ("indices", "index"),
+    ("mice", "mouse"),
+];
+
 pub fn is_stopword(word: &str) -> bool {
-    let w = word.to_lowercase();
-    STOPWORDS.contains(&w.as_str()) || QUESTION_FILLER.contains(&w.as_str())
+    static SET: std::sync::OnceLock<HashSet<&'static str>> = std::sync::OnceLock::new();
+    let set = SET.get_or_init(|| STOPWORDS.iter().chain(QUESTION_FILLER).copied().collect());
+    if word.len() > 12 {
+        return false;
+    }
+    if word.bytes().any(|b| b.is_ascii_uppercase()) {
+        set.contains(word.to_ascii_lowercase().as_str())
+    } else {
+        set.contains(word)
+    }
+}
+
+/// A capitalised function word after the first word names something
+/// (`From`, `Into`, `Any`): it is content, not a stopword.
+pub fn is_identifier(word: &str, position: usize) -> bool {
+    position > 0 && word.chars().count() > 1 && word.chars().next().is_some_and(char::is_uppercase)
 }
 
 /// Stems words with the index's analyzer.
@@ -73,6 +119,8 @@ impl Default for Stemmer {
 impl Stemmer {
     /// The stem of one word (`None` for words the analyzer drops).
     pub fn stem(&mut self, word: &str) -> Option<String> {
+        let lower = word.to_lowercase();
+        let word = IRREGULAR.iter().find(|(form, _)| *form == lower).map_or(word, |(_, base)| *base);
         let mut s = self.inner.token_stream(word);
         let mut out = None;
         while s.advance() {
@@ -81,16 +129,37 @@ impl Stemmer {
         out
     }
 
-    /// `(stem, lowercase word)` for every word of `text`; stopwords dropped
-    /// unless `keep_stopwords`.
+    /// `(stem, lowercase word)` for every word of `text` (the index's
+    /// tokenization, one pass); stopwords dropped unless `keep_stopwords`.
     pub fn words(&mut self, text: &str, keep_stopwords: bool) -> Vec<(String, String)> {
         let mut out = Vec::new();
-        for word in text.split(|c: char| !c.is_alphanumeric() && c != '_').filter(|w| !w.is_empty()) {
-            if !keep_stopwords && is_stopword(word) {
+        let mut irregular: Vec<(usize, String)> = Vec::new();
+        let urls = url_spans(text);
+        let mut stream = self.inner.token_stream(text);
+        while stream.advance() {
+            let t = stream.token();
+            // Links are addresses, not words of the text.
+            if urls.iter().any(|(s, e)| t.offset_from >= *s && t.offset_to <= *e) {
                 continue;
             }
-            if let Some(stem) = self.stem(word) {
-                out.push((stem, word.to_lowercase()));
+            let word = &text[t.offset_from..t.offset_to];
+            let identifier = is_identifier(word, t.position);
+            let stop = is_stopword(word);
+            if stop && !keep_stopwords && !identifier {
+                continue;
+            }
+            let lower = word.to_lowercase();
+            if IRREGULAR.iter().any(|(form, _)| *form == lower) {
+                irregular.push((out.len(), lower.clone()));
+            }
+            // Identifiers keep their case in labels and queries.
+            let surface = if identifier && stop { word.to_string() } else { lower };
+            out.push((t.text.clone(), surface));
+        }
+        drop(stream);
+        for (i, word) in irregular {
+            if let Some(stem) = self.stem(&word) {
+                out[i].0 = stem;
             }
         }
         out
@@ -105,6 +174,25 @@ impl Stemmer {
     }
 }
 
+/// Byte ranges of `http(s)://…` addresses in a text.
+fn url_spans(text: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(i) = text[from..].find("http").map(|i| from + i) {
+        let rest = &text[i..];
+        if rest.starts_with("http://") || rest.starts_with("https://") {
+            let end = rest
+                .find(|c: char| c.is_whitespace() || c == ')' || c == '>' || c == '"')
+                .map_or(text.len(), |e| i + e);
+            out.push((i, end));
+            from = end;
+        } else {
+            from = i + 4;
+        }
+    }
+    out
+}
+
 /// A sentence of a source: a byte range of its text, with its stems.
 #[derive(Debug, Clone)]
 pub struct Sentence {
@@ -117,12 +205,47 @@ pub struct Sentence {
     pub words: usize,
     /// Fit to quote in prose: not code-like, balanced backticks, no `[n]`.
     pub quotable: bool,
+    /// The paragraph it belongs to (sentences of one paragraph are adjacent).
+    pub paragraph: usize,
+    /// Its place in its section (0: the section's first sentence).
+    pub in_section: usize,
 }
 
 impl Sentence {
     pub fn has(&self, stem: &str) -> bool {
         self.stems.binary_search_by(|s| s.as_str().cmp(stem)).is_ok()
     }
+}
+
+/// Words that open a sentence leaning on the one before it.
+const REFERRING: &[&str] = &[
+    "this",
+    "that",
+    "these",
+    "those",
+    "it",
+    "its",
+    "they",
+    "their",
+    "such",
+    "instead",
+    "however",
+    "otherwise",
+    "thus",
+    "therefore",
+    "so",
+    "then",
+    "also",
+    "here",
+    "there",
+    "both",
+    "but",
+];
+
+/// Whether a sentence opens by referring back ("Instead, …", "This means …").
+pub fn refers_back(sentence: &str) -> bool {
+    let first = sentence.split(|c: char| !c.is_alphanumeric() && c != '\'').find(|w| !w.is_empty()).unwrap_or("");
+    REFERRING.iter().any(|r| r.eq_ignore_ascii_case(first))
 }
 
 /// What the reasoner knows about one source's text.
@@ -151,15 +274,21 @@ impl AnalyzedDoc {
     }
 }
 
+/// Text analysed per source: a very long page (release notes, a whole
+/// reference) is read in its first part only.
+const MAX_ANALYZED_BYTES: usize = 300_000;
+
 /// Analyses a source: headings, sentences (outside code fences), counts.
 pub fn analyze(title: &str, text: &str, stemmer: &mut Stemmer) -> AnalyzedDoc {
+    let cut = (0..=MAX_ANALYZED_BYTES.min(text.len())).rev().find(|i| text.is_char_boundary(*i)).unwrap_or(0);
+    let text = &text[..cut];
     let mut doc = AnalyzedDoc { title_stems: stemmer.stems(title), ..Default::default() };
     let mut surface_counts: HashMap<(String, String), u32> = HashMap::new();
     let mut in_fence = false;
     let mut heading: Option<usize> = None;
     let mut para: Option<(usize, usize)> = None;
     let mut offset = 0;
-    let mut paragraphs: Vec<((usize, usize), Option<usize>)> = Vec::new();
+    let mut paragraphs: Vec<((usize, usize), Option<usize>, bool)> = Vec::new();
     for line in text.split_inclusive('\n') {
         let start = offset;
         offset += line.len();
@@ -173,7 +302,7 @@ pub fn analyze(title: &str, text: &str, stemmer: &mut Stemmer) -> AnalyzedDoc {
         if (fence || in_fence || trimmed.is_empty() || is_heading || is_item)
             && let Some(p) = para.take()
         {
-            paragraphs.push((p, heading));
+            paragraphs.push((p, heading, false));
         }
         if is_heading {
             let h = trimmed.trim_start_matches('#').trim().to_string();
@@ -189,7 +318,7 @@ pub fn analyze(title: &str, text: &str, stemmer: &mut Stemmer) -> AnalyzedDoc {
         let content_end = start + line.trim_end().len();
         if is_item {
             let marker = trimmed.find(' ').map_or(0, |i| i + 1);
-            paragraphs.push(((content_start + marker, content_end), heading));
+            paragraphs.push(((content_start + marker, content_end), heading, true));
             continue;
         }
         para = Some(match para {
@@ -198,9 +327,10 @@ pub fn analyze(title: &str, text: &str, stemmer: &mut Stemmer) -> AnalyzedDoc {
         });
     }
     if let Some(p) = para {
-        paragraphs.push((p, heading));
+        paragraphs.push((p, heading, false));
     }
-    for ((ps, pe), heading) in paragraphs {
+    let mut section: (Option<usize>, usize) = (None, 0);
+    for (paragraph, ((ps, pe), heading, item)) in paragraphs.into_iter().enumerate() {
         for (s, e) in split_sentences(&text[ps..pe]) {
             let sentence = &text[ps + s..ps + e];
             let words = stemmer.words(sentence, false);
@@ -220,8 +350,11 @@ pub fn analyze(title: &str, text: &str, stemmer: &mut Stemmer) -> AnalyzedDoc {
                 stems,
                 heading,
                 words: n_words,
-                quotable: quotable(sentence, n_words),
+                quotable: quotable(sentence, n_words, item),
+                paragraph,
+                in_section: if section.0 == heading && !doc.sentences.is_empty() { section.1 } else { 0 },
             });
+            section = (heading, if section.0 == heading { section.1 + 1 } else { 1 });
         }
     }
     let mut best: HashMap<String, (u32, String)> = HashMap::new();
@@ -295,9 +428,11 @@ fn push_trimmed(p: &str, s: usize, e: usize, out: &mut Vec<(usize, usize)>) {
     }
 }
 
-/// Whether a sentence reads as prose that can stand in a report.
-fn quotable(s: &str, words: usize) -> bool {
-    if !(6..=70).contains(&words) || s.matches('`').count() % 2 == 1 {
+/// Whether a sentence reads as prose that can stand in a report. A list
+/// item may be short ("Dereference a raw pointer").
+fn quotable(s: &str, words: usize, item: bool) -> bool {
+    let min = if item { 3 } else { 6 };
+    if !(min..=70).contains(&words) || s.matches('`').count() % 2 == 1 {
         return false;
     }
     let first = s.chars().next().unwrap_or(' ');
@@ -371,9 +506,10 @@ mod tests {
 
     #[test]
     fn quotable_rejects_code_and_citation_lookalikes() {
-        assert!(quotable("The operator converts the error value with From.", 8));
-        assert!(!quotable("let x = foo(a, b)?; return Err(e.into());", 8));
-        assert!(!quotable("See the reference [3] for details on this topic here.", 10));
-        assert!(!quotable("and lowercase start is a continuation of something.", 8));
+        assert!(quotable("The operator converts the error value with From.", 8, false));
+        assert!(!quotable("let x = foo(a, b)?; return Err(e.into());", 8, false));
+        assert!(!quotable("See the reference [3] for details on this topic here.", 10, false));
+        assert!(!quotable("and lowercase start is a continuation of something.", 8, false));
+        assert!(quotable("Dereference a raw pointer", 4, true) && !quotable("Dereference a raw pointer", 4, false));
     }
 }

@@ -3,7 +3,7 @@
 //! the rarity of its terms in the corpus. The rarest terms of an aspect are
 //! its key: a sentence supports the aspect when it contains them.
 
-use super::analysis::{Stemmer, is_stopword};
+use super::analysis::{Stemmer, is_identifier, is_stopword};
 use super::rarity::Weights;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -15,7 +15,17 @@ pub struct Aspect {
     /// Every stem of the aspect.
     pub stems: Vec<String>,
     pub weight: f64,
+    /// Not asked, but what the sources consistently pair with the question
+    /// (see `consensus`): supported only by a sentence in a section about it.
+    pub related: bool,
+    /// Where the aspect starts in the question (word index), and whether it
+    /// is a parenthetical restatement; `usize::MAX` when not from the question.
+    pub position: usize,
+    pub parenthetical: bool,
 }
+
+/// Labels of related aspects start with this.
+pub const RELATED: &str = "related: ";
 
 /// A question word with where it stands.
 struct Word {
@@ -23,31 +33,42 @@ struct Word {
     stem: Option<String>,
     /// A stopword or punctuation ends a run.
     breaks: bool,
+    position: usize,
+    in_parens: bool,
 }
 
 /// Splits `text` into words and separators. Symbols standing alone (`?`,
 /// `&`) or glued to a word (`&str`) stay in the label.
 fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
     let mut out = Vec::new();
-    for raw in text.split_whitespace() {
+    let mut in_parens = false;
+    let brk = |position, in_parens| Word { surface: String::new(), stem: None, breaks: true, position, in_parens };
+    for (position, raw) in text.split_whitespace().enumerate() {
+        if raw.starts_with('(') {
+            out.push(brk(position, in_parens));
+            in_parens = true;
+        }
         let trimmed =
             raw.trim_end_matches(['?', ',', '.', ';', ':', '!', ')', '"', '\'']).trim_start_matches(['(', '"', '\'']);
-        let ends_clause = raw.len() != trimmed.len() && raw.ends_with([',', ';', ':', '.', '!', ')']);
+        let ends_clause = raw.len() != trimmed.len() && raw.ends_with([',', ';', ':', '.', '!', ')', '?']);
         if trimmed.is_empty() {
             // A symbol on its own, like the `?` in "the ? operator".
             let sym = raw.trim_matches(|c: char| c == ',' || c == '"');
             if !sym.is_empty() && !sym.chars().any(char::is_alphanumeric) && raw.len() <= 3 {
-                out.push(Word { surface: sym.to_string(), stem: None, breaks: false });
+                out.push(Word { surface: sym.to_string(), stem: None, breaks: false, position, in_parens });
             }
             continue;
         }
         let bare = trimmed.trim_matches('`');
         let alnum: String = bare.chars().filter(|c| c.is_alphanumeric() || *c == '_').collect();
-        let stop = alnum.is_empty() || is_stopword(&alnum);
+        let stop = alnum.is_empty() || (is_stopword(&alnum) && !is_identifier(&alnum, position));
         let stem = if stop { None } else { stemmer.stem(&alnum) };
-        out.push(Word { surface: trimmed.to_string(), stem, breaks: stop });
+        out.push(Word { surface: trimmed.to_string(), stem, breaks: stop, position, in_parens });
         if ends_clause {
-            out.push(Word { surface: String::new(), stem: None, breaks: true });
+            out.push(brk(position, in_parens));
+        }
+        if raw.ends_with(')') || raw.ends_with("),") {
+            in_parens = false;
         }
     }
     out
@@ -95,7 +116,15 @@ pub fn aspects(question: &str, stemmer: &mut Stemmer, weights: &Weights, max: us
             .collect();
         let rest: f64 = stems.iter().map(|s| weights.of(s)).sum::<f64>() - top;
         let label = r.iter().map(|w| w.surface.as_str()).collect::<Vec<_>>().join(" ");
-        let aspect = Aspect { label, key, stems, weight: top + 0.25 * rest };
+        let aspect = Aspect {
+            label,
+            key,
+            stems,
+            weight: top + 0.25 * rest,
+            related: false,
+            position: r[0].position,
+            parenthetical: r[0].in_parens,
+        };
         // The same terms asked twice ("Rc and Arc … need Arc") are one aspect.
         match out.iter_mut().find(|a| same_terms(&a.key, &aspect.key)) {
             Some(existing) if existing.weight < aspect.weight => *existing = aspect,
@@ -107,6 +136,9 @@ pub fn aspects(question: &str, stemmer: &mut Stemmer, weights: &Weights, max: us
     if out.len() > 2 {
         out.retain(|a| a.weight >= 0.3 * best);
     }
+    if let Some(relation) = comparison(question, &out) {
+        out.insert(0, relation);
+    }
     if out.len() > max.max(1) {
         let mut order: Vec<usize> = (0..out.len()).collect();
         order.sort_by(|a, b| out[*b].weight.total_cmp(&out[*a].weight).then(a.cmp(b)));
@@ -114,6 +146,70 @@ pub fn aspects(question: &str, stemmer: &mut Stemmer, weights: &Weights, max: us
         out = out.into_iter().enumerate().filter(|(i, _)| keep.contains(i)).map(|(_, a)| a).collect();
     }
     out
+}
+
+/// Words that ask how two things compare.
+const COMPARISON_CUES: &[&str] = &[
+    "difference",
+    "differences",
+    "differ",
+    "differs",
+    "versus",
+    "vs",
+    "vs.",
+    "compare",
+    "compared",
+    "comparison",
+    "instead of",
+    "rather than",
+];
+
+/// For a question that compares, the comparison itself is an aspect: a
+/// sentence supports it when it names both things. The things are the
+/// aspects on either side of the cue ("A instead of B"), or the first two
+/// after it ("the difference between A and B"); parenthetical restatements
+/// are not things of their own.
+fn comparison(question: &str, aspects: &[Aspect]) -> Option<Aspect> {
+    let words: Vec<String> = question.split_whitespace().map(|w| w.to_lowercase()).collect();
+    let joined = |i: usize| format!(" {} ", words[i..].join(" "));
+    let cue = (0..words.len()).find(|&i| COMPARISON_CUES.iter().any(|c| joined(i).starts_with(&format!(" {c} "))))?;
+    let things: Vec<&Aspect> = aspects.iter().filter(|a| !a.parenthetical && !a.related).collect();
+    let before = things.iter().rev().find(|a| a.position < cue);
+    let after: Vec<&&Aspect> = things.iter().filter(|a| a.position > cue).collect();
+    let (first, second) = match (before, after.first()) {
+        (Some(b), Some(a)) => (*b, **a),
+        (None, _) if after.len() >= 2 => (*after[0], *after[1]),
+        _ => return None,
+    };
+    let (ka, kb) = (first.key.first()?, second.key.first()?);
+    if ka == kb {
+        return None;
+    }
+    Some(Aspect {
+        label: format!("{} vs {}", first.label, second.label),
+        key: vec![ka.clone(), kb.clone()],
+        stems: first.stems.iter().chain(&second.stems).cloned().collect(),
+        weight: (first.weight + second.weight) / 2.0,
+        related: false,
+        position: first.position,
+        parenthetical: false,
+    })
+}
+
+/// A related aspect named by an earlier critique (`related: dynamic dispatch`).
+pub fn from_related_label(label: &str, stemmer: &mut Stemmer, weights: &Weights) -> Option<Aspect> {
+    let words = label.strip_prefix(RELATED)?;
+    let stems: Vec<String> = stemmer.words(words, true).into_iter().map(|(s, _)| s).collect();
+    let weight = stems.iter().map(|s| weights.of(s)).fold(0.0, f64::max);
+    (!stems.is_empty()).then(|| Aspect {
+        label: label.to_string(),
+        key: stems.clone(),
+        stems,
+        weight: 0.7 * weight,
+        related: true,
+        position: usize::MAX,
+        parenthetical: false,
+    })
 }
 
 fn same_terms(a: &[String], b: &[String]) -> bool {
@@ -150,7 +246,10 @@ mod tests {
             labels("What are the lifetime elision rules for function signatures?"),
             vec!["lifetime elision rules", "function signatures"]
         );
-        assert_eq!(labels("What is the difference between Rc and Arc, and when do I need Arc?"), vec!["Rc", "Arc"]);
+        assert_eq!(
+            labels("What is the difference between Rc and Arc, and when do I need Arc?"),
+            vec!["Rc vs Arc", "Rc", "Arc"]
+        );
         assert_eq!(labels("How does the ? operator convert errors?"), vec!["? operator convert", "errors"]);
     }
 

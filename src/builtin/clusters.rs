@@ -20,7 +20,7 @@ fn vector(s: &Src<'_>, exclude: &HashSet<&str>, w: &Weights) -> Vector {
         s.an.tf
             .iter()
             .filter(|(stem, _)| !exclude.contains(stem.as_str()) && stem.chars().count() > 2)
-            .map(|(stem, tf)| (stem.clone(), (1.0 + f64::from(*tf).ln()) * w.of(stem).powi(2)))
+            .map(|(stem, tf)| (stem.clone(), (1.0 + f64::from(*tf).ln()) * w.of(stem)))
             .collect();
     let norm = v.values().map(|x| x * x).sum::<f64>().sqrt();
     if norm > 0.0 {

@@ -6,6 +6,9 @@ use serde::{Deserialize, Serialize};
 pub struct BuiltinConfig {
     /// At most this many aspects are taken from a question.
     pub max_aspects: usize,
+    /// Related aspects (concepts the sources pair with the question) the
+    /// critique may require; 0 turns them off.
+    pub related_aspects: usize,
     /// REVIEW: sources whose relevance to the question's aspects is below
     /// this are rejected as off-topic.
     pub relevance_threshold: f64,
@@ -21,6 +24,9 @@ pub struct BuiltinConfig {
     pub sentences_per_aspect: usize,
     /// DRAFT: the most relevant sources drafted from.
     pub draft_sources: usize,
+    /// DRAFT: each of this many most relevant sources adds its best
+    /// sentence when the answer does not cite it yet.
+    pub cover_sources: usize,
     /// ASK: the top sources compared for separate meanings.
     pub ask_sources: usize,
     /// ASK: groups of sources less similar than this (cosine of their
@@ -34,13 +40,15 @@ impl Default for BuiltinConfig {
     fn default() -> Self {
         Self {
             max_aspects: 5,
+            related_aspects: 2,
             relevance_threshold: 0.3,
             min_words: 30,
             duplicate_similarity: 0.8,
             mmr_lambda: 0.7,
-            answer_sentences: 2,
-            sentences_per_aspect: 2,
+            answer_sentences: 3,
+            sentences_per_aspect: 3,
             draft_sources: 20,
+            cover_sources: 6,
             ask_sources: 8,
             ask_max_similarity: 0.05,
             ask_min_group: 2,

@@ -6,10 +6,14 @@ use std::collections::{BTreeSet, HashMap};
 
 use super::Src;
 use super::analysis::Stemmer;
-use super::aspects::{Aspect, coverage};
+use super::aspects::{Aspect, RELATED, coverage};
 use super::rarity::Weights;
+use super::score::{Support, sentence_support};
 use crate::engine::model::{Claim, Contradiction, Critique, Draft, Issue, Severity, SourceId, Verdict};
-use crate::text::contains_normalized;
+use crate::text::{contains_normalized, normalize_for_match};
+
+/// Sentences per source and aspect compared for contradictions.
+const PER_SOURCE: usize = 6;
 
 /// Words that flip what a sentence says.
 const NEGATIONS: &[&str] = &[
@@ -25,6 +29,28 @@ fn verified(claim: &Claim, sources: &[Src<'_>]) -> bool {
     })
 }
 
+/// A claim whose quote checked out, where its quotes sit, and its stems.
+type VerifiedClaim<'c> = (&'c Claim, Vec<(usize, Option<usize>)>, Vec<String>);
+
+/// Where a claim's quote sits: the source and, when the quote is one of
+/// its sentences, that sentence.
+fn locate(claim: &Claim, sources: &[Src<'_>]) -> Vec<(usize, Option<usize>)> {
+    let mut out = Vec::new();
+    for c in &claim.citations {
+        let Some(si) = sources.iter().position(|s| s.doc.meta.id == c.source) else { continue };
+        let src = &sources[si];
+        let quote = normalize_for_match(&c.quote);
+        let words = c.quote.split_whitespace().count();
+        let sentence = src
+            .an
+            .sentences
+            .iter()
+            .position(|s| s.words == words && normalize_for_match(&src.doc.text[s.start..s.end]) == quote);
+        out.push((si, sentence));
+    }
+    out
+}
+
 pub fn critique(
     draft: &Draft,
     aspects: &[Aspect],
@@ -36,31 +62,61 @@ pub fn critique(
     let mut weak = Vec::new();
     let mut gaps = Vec::new();
     let mut issues = Vec::new();
-    let claim_stems: Vec<Vec<String>> = draft.claims.iter().map(|c| stemmer.stems(&c.text)).collect();
+    let verified_claims: Vec<VerifiedClaim<'_>> = draft
+        .claims
+        .iter()
+        .filter(|c| verified(c, sources))
+        .map(|c| (c, locate(c, sources), stemmer.stems(&c.text)))
+        .collect();
     let top_weight = aspects.iter().map(|a| a.weight).fold(0.0, f64::max);
     for a in aspects {
-        let mut supporters: BTreeSet<SourceId> = BTreeSet::new();
-        for (claim, stems) in draft.claims.iter().zip(&claim_stems) {
-            let literal = coverage(a, |k| stems.binary_search_by(|s| s.as_str().cmp(k)).is_ok(), w);
-            let tagged = claim.aspect.as_deref() == Some(a.label.as_str());
-            if (tagged || literal >= 0.5) && verified(claim, sources) {
-                supporters.extend(claim.citations.iter().map(|c| c.source));
+        // Sources whose quoted sentences support the aspect fully, or in part.
+        let mut full: BTreeSet<SourceId> = BTreeSet::new();
+        let mut partial: BTreeSet<SourceId> = BTreeSet::new();
+        let mut mentions: BTreeSet<SourceId> = BTreeSet::new();
+        for (claim, places, stems) in &verified_claims {
+            for (si, sentence) in places {
+                let support = match sentence {
+                    Some(i) => sentence_support(a, &sources[*si].an, *i, w),
+                    None => {
+                        let lit = coverage(a, |k| stems.binary_search_by(|s| s.as_str().cmp(k)).is_ok(), w);
+                        Support { literal: lit, context: lit, section: 0.0 }
+                    }
+                };
+                let id = sources[*si].doc.meta.id;
+                if support.literal >= 1.0 - 1e-9 {
+                    mentions.insert(id);
+                }
+                if support.full(a) {
+                    full.insert(id);
+                } else if support.on() || claim.aspect.as_deref() == Some(a.label.as_str()) {
+                    partial.insert(id);
+                }
             }
         }
-        match supporters.len() {
+        // A related concept several sources state in so many words is
+        // covered even without a section of its own.
+        if a.related && full.is_empty() && mentions.len() >= 2 {
+            full = mentions;
+        }
+        match full.len() {
             0 => {
                 gaps.push(a.label.clone());
-                let severity = if a.weight >= top_weight { Severity::High } else { Severity::Medium };
-                issues.push(Issue {
-                    severity,
-                    description: format!("No source found supports “{}”.", a.label),
-                    aspect: Some(a.label.clone()),
-                });
+                let severity = if a.weight >= top_weight && !a.related { Severity::High } else { Severity::Medium };
+                let description = if a.related {
+                    let name = a.label.trim_start_matches(RELATED);
+                    format!("The sources pair the question with “{name}”, but no section found explains it.")
+                } else if partial.is_empty() {
+                    format!("No source found supports “{}”.", a.label)
+                } else {
+                    format!("“{}” is only touched on: no sentence found holds all of it.", a.label)
+                };
+                issues.push(Issue { severity, description, aspect: Some(a.label.clone()) });
             }
             1 => {
                 addressed.push(a.label.clone());
                 weak.push(a.label.clone());
-                let only = supporters.iter().next().map(|id| id.to_string()).unwrap_or_default();
+                let only = full.iter().next().map(|id| id.to_string()).unwrap_or_default();
                 issues.push(Issue {
                     severity: Severity::Low,
                     description: format!("“{}” rests on a single source {only}.", a.label),
@@ -94,7 +150,9 @@ pub fn critique(
             aspect: None,
         });
     }
-    let verdict = if draft.claims.is_empty() || gaps.len() * 2 > aspects.len() || unverified > 0 {
+    let asked_gaps = aspects.iter().filter(|a| !a.related && gaps.contains(&a.label)).count();
+    let asked = aspects.iter().filter(|a| !a.related).count();
+    let verdict = if draft.claims.is_empty() || asked_gaps * 2 > asked || unverified > 0 {
         Verdict::Reject
     } else if !gaps.is_empty() || !contradictions.is_empty() || !weak.is_empty() || cited < 3 {
         Verdict::Warn
@@ -114,6 +172,27 @@ pub fn critique(
     }
 }
 
+/// Marks a critique whose sources split into unrelated senses: the asked
+/// aspects become gaps and the verdict a rejection.
+pub fn ambiguous(c: &mut Critique, asked: &[Aspect], clarification: &crate::engine::model::Clarification) {
+    for a in asked {
+        c.aspects_addressed.retain(|x| x != &a.label);
+        c.weak_aspects.retain(|x| x != &a.label);
+        if !c.gaps.contains(&a.label) {
+            c.gaps.push(a.label.clone());
+        }
+    }
+    c.verdict = Verdict::Reject;
+    c.issues.push(Issue {
+        severity: Severity::High,
+        description: format!(
+            "The sources split into unrelated senses ({}): the draft mixes them.",
+            clarification.options.join(" | ")
+        ),
+        aspect: None,
+    });
+}
+
 /// Sentences from two sources about the same aspect that say nearly the
 /// same words with opposite polarity (one negated). Only what can be told
 /// from the words: a paraphrase that disagrees goes unnoticed.
@@ -124,10 +203,14 @@ pub fn contradictions(aspects: &[Aspect], sources: &[Src<'_>], w: &Weights) -> V
         // The best few sentences on this aspect, one list per source.
         let mut pool: Vec<(usize, String, Vec<&str>, bool)> = Vec::new();
         for (si, s) in sources.iter().enumerate().take(10) {
+            let mut taken = 0;
             for (i, sent) in s.an.sentences.iter().enumerate() {
-                if !sent.quotable || coverage(a, |k| sent.has(k), w) < 1.0 {
+                // The first few sentences on the aspect per source: enough to
+                // compare, and the pairwise check stays small on huge pages.
+                if taken >= PER_SOURCE || !sent.quotable || coverage(a, |k| sent.has(k), w) < 1.0 {
                     continue;
                 }
+                taken += 1;
                 let text = &s.doc.text[sent.start..sent.end];
                 let lower = text.to_lowercase();
                 let tokens: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric() && c != '\'').collect();

@@ -5,18 +5,23 @@
 //! covers the aspects from several sources without repeating itself. Every
 //! sentence is quoted verbatim and cited.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::Src;
+use super::analysis::refers_back;
 use super::aspects::Aspect;
 use super::config::BuiltinConfig;
 use super::rarity::Weights;
-use super::score::sentence_support;
+use super::score::{Support, sentence_support};
 use crate::engine::model::{Citation, Claim, Draft};
+
+/// Candidate sentences kept per source.
+const PER_SOURCE: usize = 60;
 
 /// A quotable sentence and what it supports.
 pub struct Candidate {
     pub source: usize,
+    pub sentence: usize,
     /// The sentence with its whitespace collapsed: the quote and the claim.
     pub text: String,
     pub stems: Vec<String>,
@@ -24,6 +29,16 @@ pub struct Candidate {
     pub literal: Vec<f64>,
     /// Per aspect: with heading and title counting for half.
     pub context: Vec<f64>,
+    /// Per aspect: whether the sentence supports it fully.
+    pub full: Vec<bool>,
+    /// Per aspect: whether the sentence is on it at all.
+    pub on: Vec<bool>,
+    /// Per aspect: whether its section (heading, title) is about it.
+    pub section: Vec<f64>,
+    /// Per aspect, in `[0, 1]`: how much the sentence shares the vocabulary
+    /// of all sentences on the aspect (centroid similarity): consensus
+    /// content rather than an aside.
+    pub central: Vec<f64>,
     /// Overall worth, before diversity.
     pub score: f64,
 }
@@ -40,17 +55,19 @@ pub fn candidates(
     let total: f64 = aspects.iter().map(|a| a.weight).sum::<f64>().max(1e-9);
     let mut out = Vec::new();
     for (si, s) in sources.iter().enumerate().take(max_sources) {
+        let first = out.len();
         let rel = f64::from(s.doc.relevance.unwrap_or(0.5));
         for (i, sent) in s.an.sentences.iter().enumerate() {
             if !sent.quotable {
                 continue;
             }
-            let supports: Vec<(f64, f64)> = aspects.iter().map(|a| sentence_support(a, &s.an, i, w)).collect();
-            if supports.iter().all(|(lit, _)| *lit <= 0.0) {
+            let supports: Vec<Support> = aspects.iter().map(|a| sentence_support(a, &s.an, i, w)).collect();
+            if supports.iter().all(|s| s.literal <= 0.0) {
                 continue;
             }
-            let base: f64 = aspects.iter().zip(&supports).map(|(a, (_, ctx))| a.weight * ctx).sum::<f64>() / total;
-            let position = (1.0 / (1.0 + 0.01 * i as f64)).max(0.7);
+            let base: f64 = aspects.iter().zip(&supports).map(|(a, s)| a.weight * s.blended()).sum::<f64>() / total;
+            // Sections open with what they are about.
+            let position = (1.0 / (1.0 + 0.05 * sent.in_section as f64)).max(0.7);
             let length = if (8..=40).contains(&sent.words) { 1.0 } else { 0.85 };
             let constraint = if constraint_stems.is_empty() {
                 1.0
@@ -61,15 +78,55 @@ pub fn candidates(
             let text = s.doc.text[sent.start..sent.end].split_whitespace().collect::<Vec<_>>().join(" ");
             out.push(Candidate {
                 source: si,
+                sentence: i,
                 text,
                 stems: sent.stems.clone(),
-                literal: supports.iter().map(|s| s.0).collect(),
-                context: supports.iter().map(|s| s.1).collect(),
+                literal: supports.iter().map(|s| s.literal).collect(),
+                context: supports.iter().map(Support::blended).collect(),
+                full: aspects.iter().zip(&supports).map(|(a, s)| s.full(a)).collect(),
+                on: supports.iter().map(Support::on).collect(),
+                section: supports.iter().map(|s| s.section).collect(),
+                central: vec![0.0; aspects.len()],
                 score: base * (0.55 + 0.45 * rel) * position * length * constraint,
             });
         }
+        // A huge page offers thousands of sentences; its best few are enough.
+        if out.len() - first > PER_SOURCE {
+            out[first..].sort_by(|a, b| b.score.total_cmp(&a.score));
+            out.truncate(first + PER_SOURCE);
+        }
     }
+    centrality(&mut out, aspects, w);
     out
+}
+
+/// Fills `central`: per aspect, the similarity of each sentence to the
+/// centroid of the sentences that hold the aspect (question terms left
+/// out), scaled so the most central is 1.
+fn centrality(cands: &mut [Candidate], aspects: &[Aspect], w: &Weights) {
+    let asked: HashSet<&str> = aspects.iter().flat_map(|a| a.stems.iter().map(String::as_str)).collect();
+    for ai in 0..aspects.len() {
+        let mut centroid: HashMap<String, f64> = HashMap::new();
+        let members: Vec<usize> = (0..cands.len()).filter(|&i| cands[i].on[ai]).collect();
+        for &i in &members {
+            for stem in cands[i].stems.iter().filter(|s| !asked.contains(s.as_str())) {
+                *centroid.entry(stem.clone()).or_default() += w.of(stem);
+            }
+        }
+        let mut best: f64 = 0.0;
+        let raw: Vec<f64> = cands
+            .iter()
+            .map(|c| {
+                let sum: f64 = c.stems.iter().filter_map(|s| centroid.get(s)).sum();
+                let v = sum / ((c.stems.len() + 1) as f64).sqrt();
+                best = best.max(v);
+                v
+            })
+            .collect();
+        for (c, v) in cands.iter_mut().zip(raw) {
+            c.central[ai] = if best > 0.0 { v / best } else { 0.0 };
+        }
+    }
 }
 
 fn similarity(a: &[String], b: &[String]) -> f64 {
@@ -111,7 +168,9 @@ fn pick(
     chosen
 }
 
-/// The draft: a direct answer, then one section per aspect.
+/// The draft: a direct answer, then one section per aspect. Each of the
+/// most relevant sources not cited yet then adds its best sentence to the
+/// aspect it supports, so the answer reflects every strong source.
 pub fn draft(
     sources: &[Src<'_>],
     aspects: &[Aspect],
@@ -119,70 +178,130 @@ pub fn draft(
     constraint_stems: &[String],
     cfg: &BuiltinConfig,
 ) -> Draft {
-    let cands = candidates(sources, aspects, w, constraint_stems, cfg.draft_sources);
+    let mut cands = candidates(sources, aspects, w, constraint_stems, cfg.draft_sources);
     let mut taken = Vec::new();
     let mut uses = vec![0usize; sources.len()];
     let n = aspects.len().max(1) as f64;
     let answer = pick(
         &cands,
         |c| {
-            let covered = c.literal.iter().filter(|l| **l >= 0.5).count() as f64;
-            c.score * (covered / n).sqrt()
+            let covered = c.full.iter().filter(|f| **f).count() as f64;
+            let held: Vec<f64> = (0..c.central.len()).filter(|&k| c.on[k]).map(|k| c.central[k]).collect();
+            let central = if held.is_empty() { 0.0 } else { held.iter().sum::<f64>() / held.len() as f64 };
+            c.score * ((covered + 0.5) / (n + 0.5)).sqrt() * (0.6 + 0.4 * central)
         },
         cfg.answer_sentences,
         cfg.mmr_lambda,
         &mut taken,
         &mut uses,
     );
-    let mut claims = Vec::new();
-    let mut md = String::new();
-    let cite = |c: &Candidate, aspect: Option<&Aspect>| {
-        let s = &sources[c.source];
-        Claim {
-            text: c.text.clone(),
-            citations: vec![Citation { source: s.doc.meta.id, quote: c.text.clone() }],
-            aspect: aspect.map(|a| a.label.clone()),
-        }
-    };
-    let best_aspect = |c: &Candidate| {
-        c.literal.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).and_then(|(i, _)| aspects.get(i))
-    };
-    let answer_line: Vec<String> =
-        answer.iter().map(|&i| format!("{} [{}]", cands[i].text, sources[cands[i].source].doc.meta.id.0)).collect();
-    for &i in &answer {
-        claims.push(cite(&cands[i], best_aspect(&cands[i])));
-    }
-    if answer_line.is_empty() {
-        md.push_str("The sources found do not answer this question directly.\n");
-    } else {
-        md.push_str(&answer_line.join(" "));
-        md.push('\n');
-    }
-    for (ai, a) in aspects.iter().enumerate() {
-        md.push_str(&format!("\n## {}\n\n", heading_label(&a.label)));
-        let chosen = pick(
+    let mut sections: Vec<Vec<usize>> = Vec::new();
+    for (ai, aspect) in aspects.iter().enumerate() {
+        sections.push(pick(
             &cands,
-            |c| if c.literal[ai] >= 0.5 { c.score * (0.7 * c.literal[ai] + 0.3 * c.context[ai]) } else { 0.0 },
+            |c| {
+                if !c.on[ai] {
+                    return 0.0;
+                }
+                // A sentence in a section about the aspect explains it; a
+                // related concept is best quoted from such a section only.
+                let fit = 0.45 * c.literal[ai] + 0.2 * c.context[ai] + 0.35 * c.section[ai];
+                let related = if aspect.related { 0.3 + c.section[ai] } else { 1.0 };
+                c.score * fit * (0.6 + 0.4 * c.central[ai]) * related
+            },
             cfg.sentences_per_aspect,
             cfg.mmr_lambda,
             &mut taken,
             &mut uses,
-        );
-        // Answer sentences that already cover this aspect count for it too.
-        let from_answer: Vec<usize> = answer.iter().copied().filter(|&i| cands[i].literal[ai] >= 0.5).collect();
-        if chosen.is_empty() && from_answer.is_empty() {
-            md.push_str("_None of the sources found addresses this._\n");
+        ));
+    }
+    let uncited: Vec<usize> = (0..sources.len().min(cfg.cover_sources)).filter(|&si| uses[si] == 0).collect();
+    for si in uncited {
+        let best = cands
+            .iter()
+            .enumerate()
+            .filter(|(i, c)| c.source == si && !taken.contains(i) && c.on.iter().any(|on| *on))
+            .max_by(|a, b| a.1.score.total_cmp(&b.1.score));
+        if let Some((i, c)) = best {
+            let ai = c.literal.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |(k, _)| k);
+            taken.push(i);
+            uses[si] += 1;
+            sections[ai].push(i);
+        }
+    }
+
+    // A chosen sentence that leans on its neighbour is quoted with it.
+    for &i in answer.iter().chain(sections.iter().flatten()) {
+        let c = &mut cands[i];
+        if let Some(text) = with_context(&sources[c.source], c.sentence) {
+            c.text = text;
+        }
+    }
+    let id = |c: &Candidate| sources[c.source].doc.meta.id;
+    let cite = |c: &Candidate, aspect: Option<&Aspect>| Claim {
+        text: c.text.clone(),
+        citations: vec![Citation { source: id(c), quote: c.text.clone() }],
+        aspect: aspect.map(|a| a.label.clone()),
+    };
+    let best_aspect = |c: &Candidate| {
+        c.literal.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).and_then(|(i, _)| aspects.get(i))
+    };
+    let mut claims = Vec::new();
+    let mut md = String::new();
+    if answer.is_empty() {
+        md.push_str("The sources found do not answer this question directly.\n");
+    } else {
+        let line: Vec<String> = answer.iter().map(|&i| format!("{} [{}]", cands[i].text, id(&cands[i]).0)).collect();
+        md.push_str(&line.join(" "));
+        md.push('\n');
+        claims.extend(answer.iter().map(|&i| cite(&cands[i], best_aspect(&cands[i]))));
+    }
+    for (ai, a) in aspects.iter().enumerate() {
+        md.push_str(&format!("\n## {}\n\n", heading_label(&a.label)));
+        if sections[ai].is_empty() {
+            let in_answer = answer.iter().any(|&i| cands[i].on[ai]);
+            md.push_str(if in_answer {
+                "_Covered by the answer above._\n"
+            } else {
+                "_None of the sources found addresses this._\n"
+            });
             continue;
         }
-        if chosen.is_empty() {
-            md.push_str("_Covered by the answer above._\n");
-        }
-        for &i in &chosen {
-            md.push_str(&format!("- {} [{}]\n", cands[i].text, sources[cands[i].source].doc.meta.id.0));
+        for &i in &sections[ai] {
+            md.push_str(&format!("- {} [{}]\n", cands[i].text, id(&cands[i]).0));
             claims.push(cite(&cands[i], Some(a)));
         }
     }
     Draft { markdown: md, claims }
+}
+
+/// Most words a quote grows to with its neighbours.
+const MAX_QUOTE_WORDS: usize = 70;
+
+/// Sentence `i` with the sentence before it when it opens by referring
+/// back, and the one after it when that one continues it ("Instead, …"):
+/// one verbatim span of the source. `None` when it stands alone.
+fn with_context(src: &Src<'_>, i: usize) -> Option<String> {
+    let sents = &src.an.sentences;
+    let text = &src.doc.text;
+    let s = &sents[i];
+    let joinable = |j: usize| sents[j].paragraph == s.paragraph && sents[j].quotable;
+    let mut start = i;
+    let mut end = i;
+    let mut words = s.words;
+    if i > 0 && joinable(i - 1) && refers_back(&text[s.start..s.end]) && words + sents[i - 1].words <= MAX_QUOTE_WORDS {
+        start = i - 1;
+        words += sents[i - 1].words;
+    }
+    if i + 1 < sents.len()
+        && joinable(i + 1)
+        && refers_back(&text[sents[i + 1].start..sents[i + 1].end])
+        && words + sents[i + 1].words <= MAX_QUOTE_WORDS
+    {
+        end = i + 1;
+    }
+    (start != i || end != i)
+        .then(|| text[sents[start].start..sents[end].end].split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
 /// Section headings in sentence case, with a lone symbol in code (`?`).

@@ -16,6 +16,7 @@ mod critique;
 mod draft;
 mod plan;
 mod rarity;
+mod related;
 mod review;
 mod score;
 mod write;
@@ -83,6 +84,26 @@ impl BuiltinReasoner {
         aspects::aspects(question, stemmer, weights, self.cfg.max_aspects)
     }
 
+    /// The question's aspects plus the related ones an earlier critique
+    /// named (labels starting `related: `).
+    fn with_related(
+        &self,
+        mut asked: Vec<Aspect>,
+        labels: &[String],
+        weights: &Weights,
+        stemmer: &mut Stemmer,
+    ) -> Vec<Aspect> {
+        for label in labels {
+            if asked.iter().any(|a| &a.label == label) {
+                continue;
+            }
+            if let Some(a) = aspects::from_related_label(label, stemmer, weights) {
+                asked.push(a);
+            }
+        }
+        asked
+    }
+
     fn corpus_note(&self) -> String {
         match &self.corpus {
             Some(c) if self.corpus_share >= 1.0 => {
@@ -102,6 +123,29 @@ fn constraint_stems(constraints: &[String], question: &str, stemmer: &mut Stemme
     stemmer.stems(&words.join(" "))
 }
 
+/// Stems of the senses the user chose when asked (answers, not notes).
+fn chosen_stems(constraints: &[String], question: &str, stemmer: &mut Stemmer) -> Vec<String> {
+    let answers: Vec<String> = constraints.iter().filter(|c| c.contains("answered:")).cloned().collect();
+    constraint_stems(&answers, question, stemmer)
+}
+
+/// Only the sources in the sense the user chose (all of them when none
+/// is, or none fits).
+fn in_chosen_sense<'a>(sources: Vec<Src<'a>>, chosen: &[String]) -> Vec<Src<'a>> {
+    if chosen.is_empty() || !sources.iter().any(|s| chosen.iter().any(|c| s.an.contains(c))) {
+        return sources;
+    }
+    sources.into_iter().filter(|s| chosen.iter().any(|c| s.an.contains(c))).collect()
+}
+
+/// Related aspects the remaining sources still speak of.
+fn still_related(aspects: Vec<Aspect>, sources: &[Src<'_>]) -> Vec<Aspect> {
+    aspects
+        .into_iter()
+        .filter(|a| !a.related || sources.iter().any(|s| a.key.iter().all(|k| s.an.contains(k))))
+        .collect()
+}
+
 #[async_trait]
 impl Reasoner for BuiltinReasoner {
     fn name(&self) -> String {
@@ -116,6 +160,13 @@ impl Reasoner for BuiltinReasoner {
         if aspects.is_empty() {
             return Err(ReasonerError::Failed("the question has no content words to search for".into()));
         }
+        let named: Vec<String> = ctx
+            .prior
+            .as_ref()
+            .and_then(|p| p.critique.as_ref())
+            .map(|c| c.aspects_required.clone())
+            .unwrap_or_default();
+        let aspects = self.with_related(aspects, &named, &weights, &mut stemmer);
         let out = match ctx.strategy {
             None => plan::first_plan(&ctx, &aspects, &weights, &mut stemmer, &self.corpus_note()),
             Some(strategy) => plan::refine_plan(&ctx, strategy, &aspects, &weights, &sources, &mut stemmer),
@@ -131,26 +182,45 @@ impl Reasoner for BuiltinReasoner {
         let weights = self.weights(&all);
         let aspects = self.aspects(&ctx.question, &weights, &mut stemmer);
         let cstems = constraint_stems(&ctx.constraints, &ctx.question, &mut stemmer);
-        Ok(Reply::free(review::review(&candidates, &kept, &aspects, &weights, &cstems, &self.cfg)))
+        let chosen = chosen_stems(&ctx.constraints, &ctx.question, &mut stemmer);
+        Ok(Reply::free(review::review(&candidates, &kept, &aspects, &weights, &cstems, &chosen, &self.cfg)))
     }
 
     async fn draft(&self, ctx: DraftContext) -> Result<Reply<Draft>, ReasonerError> {
         let mut stemmer = Stemmer::default();
-        let sources = self.analyzed(&ctx.sources, &mut stemmer);
+        let chosen = chosen_stems(&ctx.constraints, &ctx.question, &mut stemmer);
+        let sources = in_chosen_sense(self.analyzed(&ctx.sources, &mut stemmer), &chosen);
         let weights = self.weights(&sources);
         let aspects = self.aspects(&ctx.question, &weights, &mut stemmer);
+        let named: Vec<String> = ctx.previous_critique.as_ref().map(|c| c.aspects_required.clone()).unwrap_or_default();
+        let aspects = still_related(self.with_related(aspects, &named, &weights, &mut stemmer), &sources);
         let cstems = constraint_stems(&ctx.constraints, &ctx.question, &mut stemmer);
         Ok(Reply::free(draft::draft(&sources, &aspects, &weights, &cstems, &self.cfg)))
     }
 
     async fn critique(&self, ctx: CritiqueContext) -> Result<Reply<Critique>, ReasonerError> {
         let mut stemmer = Stemmer::default();
-        let sources = self.analyzed(&ctx.sources, &mut stemmer);
+        let chosen = chosen_stems(&ctx.constraints, &ctx.question, &mut stemmer);
+        let sources = in_chosen_sense(self.analyzed(&ctx.sources, &mut stemmer), &chosen);
         let weights = self.weights(&sources);
-        let aspects = self.aspects(&ctx.question, &weights, &mut stemmer);
+        let asked = self.aspects(&ctx.question, &weights, &mut stemmer);
+        // Related aspects are found once, from the first iteration's sources,
+        // then carried by the queries that search for them.
+        let aspects = if ctx.iteration == 1 {
+            let found = related::discover(&asked, &sources, &weights, &mut stemmer, self.cfg.related_aspects);
+            asked.into_iter().chain(found).collect()
+        } else {
+            still_related(self.with_related(asked, &ctx.planned_aspects, &weights, &mut stemmer), &sources)
+        };
         let mut c = critique::critique(&ctx.draft, &aspects, &sources, &weights, &mut stemmer);
         if ctx.answered_asks.is_empty() && ctx.constraints.is_empty() && ctx.iteration == 1 {
-            c.needs_clarification = clusters::separate_meanings(&ctx.question, &aspects, &sources, &weights, &self.cfg);
+            let asked: Vec<Aspect> = aspects.iter().filter(|a| !a.related).cloned().collect();
+            c.needs_clarification = clusters::separate_meanings(&ctx.question, &asked, &sources, &weights, &self.cfg);
+            if let Some(clarification) = c.needs_clarification.clone() {
+                // An answer mixing unrelated senses answers none of them: the
+                // asked aspects are not addressed until the user picks one.
+                critique::ambiguous(&mut c, &asked, &clarification);
+            }
         }
         Ok(Reply::free(c))
     }

@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::Src;
 use super::analysis::{Stemmer, is_stopword};
-use super::aspects::Aspect;
+use super::aspects::{Aspect, RELATED};
 use super::rarity::Weights;
 use crate::engine::model::{PlannedQuery, Reflection, Strategy};
 use crate::engine::reasoner::{PlanContext, PlanOutput};
@@ -33,7 +33,15 @@ impl Queries {
         if self.out.len() >= self.max {
             return;
         }
-        let mut text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        // "vs" joins a comparison's label and "related:" marks a related
+        // aspect's: neither is a search term. A word is searched once.
+        let mut words: Vec<&str> = Vec::new();
+        for w in text.split_whitespace().filter(|w| *w != "vs" && *w != RELATED.trim()) {
+            if !words.iter().any(|x| x.eq_ignore_ascii_case(w)) {
+                words.push(w);
+            }
+        }
+        let mut text = words.join(" ");
         if !self.suffix.is_empty() {
             text = format!("{text} {}", self.suffix);
         }
@@ -69,7 +77,8 @@ pub fn constraint_words(constraints: &[String], question: &str) -> Vec<String> {
 /// The key term of the weightiest aspect other than `a`: context that keeps
 /// an aspect's query about this question.
 fn context_word(a: &Aspect, aspects: &[Aspect], question: &str, stemmer: &mut Stemmer) -> Option<String> {
-    let other = aspects.iter().filter(|o| o.label != a.label).max_by(|x, y| x.weight.total_cmp(&y.weight))?;
+    let other =
+        aspects.iter().filter(|o| o.label != a.label && !o.related).max_by(|x, y| x.weight.total_cmp(&y.weight))?;
     let key = other.key.first()?;
     question
         .split(|c: char| !c.is_alphanumeric() && c != '_')
@@ -87,7 +96,23 @@ pub fn first_plan(
     let extra = constraint_words(&ctx.constraints, &ctx.question).join(" ");
     let mut qs = Queries::new(ctx.max_queries, &ctx.already_run, extra.clone());
     let labels: Vec<&str> = aspects.iter().map(|a| a.label.as_str()).collect();
-    qs.push(&labels.join(" "), "the whole question".into(), None);
+    let parts: Vec<&str> = aspects.iter().filter(|a| !a.label.contains(" vs ")).map(|a| a.label.as_str()).collect();
+    qs.push(&parts.join(" "), "the whole question".into(), None);
+    // The question less one of its lighter words at a time: each variant
+    // reorders the results, so together they reach deeper than one query.
+    let words: Vec<&str> = parts.iter().flat_map(|p| p.split_whitespace()).collect();
+    let mut weighted: Vec<(usize, f64)> = words
+        .iter()
+        .enumerate()
+        .filter_map(|(i, w)| stemmer.stem(w.trim_matches('`')).map(|s| (i, weights.of(&s))))
+        .collect();
+    if weighted.len() >= 3 {
+        weighted.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        for (drop, _) in weighted.iter().take(3) {
+            let variant: Vec<&str> = words.iter().enumerate().filter(|(i, _)| i != drop).map(|(_, w)| *w).collect();
+            qs.push(&variant.join(" "), format!("the question without “{}”", words[*drop]), None);
+        }
+    }
     let mut by_weight: Vec<&Aspect> = aspects.iter().collect();
     by_weight.sort_by(|a, b| b.weight.total_cmp(&a.weight));
     for a in &by_weight {
@@ -114,7 +139,7 @@ pub fn first_plan(
             "Split the question into {} aspect(s) ({}), weighted by how rare their terms are ({corpus_note}); \
              search the whole question, then each aspect with the question's rarest other term for context.",
             aspects.len(),
-            labels.join("; ")
+            aspects.iter().map(|a| format!("{} {:.2}", a.label, a.weight)).collect::<Vec<_>>().join("; ")
         ),
         assumptions: assumptions(ctx, &extra, weights),
         risks: risks(aspects, weights),
@@ -189,13 +214,14 @@ pub fn neighbours(
             }
         }
     }
-    let mut v: Vec<(&str, f64)> = score.into_iter().filter(|(s, _)| weights.of(s) >= 0.3).collect();
+    let mut v: Vec<(&str, f64)> = score.into_iter().filter(|(s, _)| weights.of(s) >= 0.3 && is_word(s)).collect();
     v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
-    v.into_iter()
-        .take(n)
-        .map(|(s, _)| surface.get(s).map_or(s, |w| *w).to_string())
-        .filter(|w| !is_stopword(w))
-        .collect()
+    v.into_iter().take(n).map(|(s, _)| surface.get(s).map_or(s, |w| *w).to_string()).collect()
+}
+
+/// A term worth searching: letters, not a number or a fragment.
+fn is_word(stem: &str) -> bool {
+    stem.chars().count() >= 3 && stem.chars().any(char::is_alphabetic) && !stem.chars().any(|c| c.is_ascii_digit())
 }
 
 /// The most distinctive terms of the best sources (term frequency × weight).
@@ -204,10 +230,11 @@ fn distinctive_terms(sources: &[Src<'_>], weights: &Weights, exclude: &HashSet<S
     let mut surface: HashMap<&str, &str> = HashMap::new();
     for s in sources.iter().take(3) {
         for (stem, tf) in &s.an.tf {
-            if exclude.contains(stem) {
+            // Terms used once are as likely noise (a number, a name) as topic.
+            if exclude.contains(stem) || *tf < 2 || !is_word(stem) {
                 continue;
             }
-            *score.entry(stem).or_default() += (1.0 + f64::from(*tf).ln()) * weights.of(stem).powi(2);
+            *score.entry(stem).or_default() += (1.0 + f64::from(*tf).ln()) * weights.of(stem);
             if let Some(w) = s.an.surface.get(stem) {
                 surface.entry(stem).or_insert(w);
             }
@@ -215,11 +242,7 @@ fn distinctive_terms(sources: &[Src<'_>], weights: &Weights, exclude: &HashSet<S
     }
     let mut v: Vec<(&str, f64)> = score.into_iter().collect();
     v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
-    v.into_iter()
-        .take(n)
-        .map(|(s, _)| surface.get(s).map_or(s, |w| *w).to_string())
-        .filter(|w| !is_stopword(w))
-        .collect()
+    v.into_iter().take(n).map(|(s, _)| surface.get(s).map_or(s, |w| *w).to_string()).collect()
 }
 
 /// REFINE: new queries for the strategy the engine chose.
@@ -257,7 +280,12 @@ pub fn refine_plan(
                         Some(a),
                     );
                 }
-                qs.push(&a.label, format!("“{}” on its own", a.label), Some(a));
+                let anchor = if a.related {
+                    context_word(a, aspects, &ctx.question, stemmer).unwrap_or_default()
+                } else {
+                    String::new()
+                };
+                qs.push(&format!("{} {anchor}", a.label), format!("“{}” on its own", a.label), Some(a));
             }
             (
                 "EXPAND: each aspect searched with the terms that co-occur with it in the best passages".into(),
@@ -304,6 +332,12 @@ pub fn refine_plan(
         }
         Strategy::Deepen => {
             for a in &focus {
+                if a.related {
+                    // A related concept alone may mean anything: keep the question's anchor.
+                    let anchor = context_word(a, aspects, &ctx.question, stemmer).unwrap_or_default();
+                    qs.push(&format!("{} {anchor}", a.label), format!("the related concept “{}”", a.label), Some(a));
+                    continue;
+                }
                 qs.push(&a.label, format!("the weak aspect “{}” alone", a.label), Some(a));
                 for k in a.key.iter().filter(|_| a.key.len() > 1) {
                     let word = a.label.split_whitespace().find(|w| stemmer.stem(w).as_deref() == Some(k.as_str()));

@@ -19,6 +19,7 @@ pub fn review(
     aspects: &[Aspect],
     w: &Weights,
     constraint_stems: &[String],
+    chosen: &[String],
     cfg: &BuiltinConfig,
 ) -> Vec<SourceVerdict> {
     let question_stems: Vec<&String> = aspects.iter().flat_map(|a| &a.stems).collect();
@@ -46,7 +47,9 @@ pub fn review(
             out.push(verdict(false, Some("duplicate"), Vec::new()));
             continue;
         }
-        if f64::from(rel) < cfg.relevance_threshold {
+        // After the user picked a sense, a source in another one is off topic.
+        let other_sense = !chosen.is_empty() && !chosen.iter().any(|s| c.an.contains(s));
+        if f64::from(rel) < cfg.relevance_threshold || other_sense {
             out.push(verdict(false, Some("off_topic"), signals(c, &question_stems, w)));
             continue;
         }

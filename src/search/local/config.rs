@@ -32,8 +32,21 @@ pub struct LocalConfig {
     pub stub_max_words: usize,
     /// Passage size in words (a section, or a few paragraphs of a long one).
     pub passage_words: usize,
+    /// Weight of a match in the page title, and in the passage's heading,
+    /// against one in its text (1).
+    pub title_boost: f64,
+    pub heading_boost: f64,
     /// Passages retrieved per query before collapsing to one hit per page.
     pub candidates_per_query: usize,
+    /// A page scores its best passage plus this share of its second, the
+    /// square of it of its third, and so on (0: best passage only).
+    pub passage_decay: f64,
+    /// How much a passage's score depends on holding all the query's terms
+    /// (weighted by rarity): score × (1 − c + c × share held), in [0, 1].
+    pub coordination: f64,
+    /// Passages shorter than this many words score lower (square root of
+    /// the share reached); 0: no penalty.
+    pub short_passage_words: usize,
     /// Indexing threads; 0 uses every core.
     pub threads: usize,
 }
@@ -51,7 +64,12 @@ impl Default for LocalConfig {
             duplicate_max_bits: 3,
             stub_max_words: 60,
             passage_words: 120,
-            candidates_per_query: 60,
+            title_boost: 2.0,
+            heading_boost: 1.5,
+            candidates_per_query: 80,
+            passage_decay: 0.5,
+            coordination: 0.6,
+            short_passage_words: 40,
             threads: 0,
         }
     }

@@ -285,6 +285,7 @@ fn process(
             doc.add_text(fields.heading, h);
         }
         doc.add_text(fields.body, &p.text);
+        doc.add_u64(fields.words, p.text.split_whitespace().count() as u64);
         doc.add_text(fields.lang, &lang);
         writer.add_document(doc).map_err(CorpusError::index)?;
     }

@@ -24,7 +24,7 @@ pub use discover::default_corpus;
 pub use indexer::IndexSummary;
 pub use provider::LocalProvider;
 pub use schema::analyzer;
-pub use search::{PageText, PassageHit};
+pub use search::{PageText, PassageHit, Ranking};
 
 #[derive(Debug, thiserror::Error)]
 pub enum CorpusError {

@@ -1,7 +1,9 @@
 //! The tantivy schema: one document per passage (searched) and one per page
 //! (its whole text, for `fetch`).
 
-use tantivy::schema::{Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions};
+use tantivy::schema::{
+    FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
+};
 use tantivy::tokenizer::{LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, TextAnalyzer};
 
 /// The analyzer of every searched field: words, lowercased, English stems.
@@ -37,6 +39,8 @@ pub struct Fields {
     pub page_text: Field,
     /// Page documents only: modification time, seconds since the epoch.
     pub mtime: Field,
+    /// Passage documents: words in the passage (a column, for ranking).
+    pub words: Field,
 }
 
 pub fn schema() -> (Schema, Fields) {
@@ -50,7 +54,7 @@ pub fn schema() -> (Schema, Fields) {
         .set_stored();
     let fields = Fields {
         kind: b.add_text_field("kind", STRING),
-        path: b.add_text_field("path", STRING | STORED),
+        path: b.add_text_field("path", STRING | STORED | FAST),
         anchor: b.add_text_field("anchor", STORED),
         title: b.add_text_field("title", text.clone()),
         heading: b.add_text_field("heading", text.clone()),
@@ -59,6 +63,7 @@ pub fn schema() -> (Schema, Fields) {
         page_title: b.add_text_field("page_title", STORED),
         page_text: b.add_text_field("page_text", STORED),
         mtime: b.add_u64_field("mtime", INDEXED | STORED),
+        words: b.add_u64_field("words", FAST),
     };
     (b.build(), fields)
 }
@@ -77,5 +82,6 @@ pub fn fields_of(schema: &Schema) -> Option<Fields> {
         page_title: f("page_title")?,
         page_text: f("page_text")?,
         mtime: f("mtime")?,
+        words: f("words")?,
     })
 }

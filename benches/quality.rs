@@ -1,0 +1,266 @@
+//! Research-quality benchmark of the embedded defaults (local corpus +
+//! built-in reasoner) on question sets with gold pages and facts
+//! (`../shared/eval/README.md`). Runs every question headless through the
+//! real engine, standard preset, and prints per question and in total:
+//! gold recall among the cited sources, facts found in the report,
+//! iterations, decisions and wall time, beside the baseline (gold pages in
+//! the top 10 of one BM25 query of the question). Then the latency of
+//! every query the sessions ran (p50, p99).
+//!
+//!   cargo bench --bench quality                       # the dev set
+//!   cargo bench --bench quality -- bench/questions-extra.jsonl
+//!
+//! Uses `SLEUTH_HOME` (or the platform data dir) for the index; builds it
+//! on first use.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use sleuth::builtin::{BuiltinReasoner, Rarity};
+use sleuth::config::{Config, Overrides};
+use sleuth::engine::memory::{InMemoryStore, MemorySettings, MemoryStore};
+use sleuth::engine::ports::{MemorySink, MemoryTexts};
+use sleuth::engine::protocol::Command;
+use sleuth::engine::settings::EngineSettings;
+use sleuth::engine::{Engine, EngineParts, SessionState};
+use sleuth::paths::Paths;
+use sleuth::search::local::{self, LocalCorpus, LocalProvider, Ranking};
+use sleuth::search::{SearchProvider, SearchRouter};
+
+#[derive(Deserialize)]
+struct Question {
+    id: String,
+    question: String,
+    gold: Vec<String>,
+    facts: Vec<String>,
+}
+
+/// The same document under another path counts (eval README): `core/` and
+/// `alloc/` for `std/`, old book editions for `book/`.
+fn equivalent(path: &str) -> String {
+    let p = path.split('#').next().unwrap_or(path);
+    for lib in ["core/", "alloc/"] {
+        if let Some(rest) = p.strip_prefix(lib) {
+            return format!("std/{rest}");
+        }
+    }
+    for old in ["book/second-edition/", "book/2018-edition/", "book/first-edition/"] {
+        if let Some(rest) = p.strip_prefix(old) {
+            return format!("book/{rest}");
+        }
+    }
+    p.to_string()
+}
+
+fn recall(gold: &[String], found: &[String]) -> (usize, usize) {
+    let found: Vec<String> = found.iter().map(|f| equivalent(f)).collect();
+    (gold.iter().filter(|g| found.contains(&equivalent(g))).count(), gold.len())
+}
+
+struct Row {
+    id: String,
+    recall: (usize, usize),
+    baseline: (usize, usize),
+    facts: (usize, usize),
+    iterations: usize,
+    decisions: String,
+    wall: Duration,
+    cited: usize,
+    queries: Vec<String>,
+    detail: String,
+}
+
+async fn run_one(q: &Question, corpus: &Arc<LocalCorpus>, config: &Config) -> Row {
+    // The baseline: plain BM25 over passages, one query, top 10 pages.
+    let baseline_hits = corpus.search_with(&q.question, &[], 10, &Ranking::plain()).unwrap_or_default();
+    let baseline: Vec<String> = baseline_hits.iter().map(|h| h.path.clone()).collect();
+    let provider: Arc<dyn SearchProvider> = Arc::new(LocalProvider::new(corpus.clone(), 1));
+    let preset = config.research.preset;
+    let mut settings = EngineSettings::with_limits(format!("bench-{}", q.id), config.limits.resolve(preset));
+    settings.preset = preset.as_str().into();
+    settings.decide = config.decide.clone();
+    settings.evaluate = config.evaluate.clone();
+    settings.refine = config.refine.clone();
+    settings.review = config.review.clone();
+    settings.search = config.search.clone();
+    // Sessions stay independent: no lessons carried from one question to the next.
+    settings.memory.enabled = false;
+    let rarity: Arc<dyn Rarity> = corpus.clone();
+    let parts = EngineParts {
+        reasoner: Arc::new(BuiltinReasoner::new(config.builtin.clone(), Some(rarity), 1.0)),
+        search: Arc::new(SearchRouter::new(vec![vec![provider]], &settings.search)),
+        texts: Arc::new(MemoryTexts::default()),
+        memory: Arc::new(InMemoryStore::new(MemorySettings::default())) as Arc<dyn MemoryStore>,
+        log: Box::new(MemorySink::default()),
+    };
+    let started = Instant::now();
+    let (engine, handle) = Engine::new(settings, parts, SessionState::default());
+    handle.commands.send(Command::Start { question: q.question.clone() }).ok();
+    let commands = handle.commands.clone();
+    let mut events = handle.events;
+    // Answer any ASK with its first option, as `--ask first` does.
+    let answers = tokio::spawn(async move {
+        while let Some(r) = events.recv().await {
+            if let sleuth::engine::protocol::Event::AskRaised { ask_id, clarification, .. } = &r.event {
+                let label = clarification.options.first().cloned().unwrap_or_default();
+                let answer = sleuth::engine::protocol::Answer::Choice { index: 0, label };
+                commands.send(Command::Answer { ask_id: ask_id.clone(), answer }).ok();
+            }
+        }
+    });
+    let state = engine.run().await.expect("engine run");
+    let wall = started.elapsed();
+    answers.abort();
+    let cited: Vec<String> = state
+        .verification
+        .as_ref()
+        .map(|v| v.cited.iter().filter_map(|id| state.source(*id)).map(|s| s.meta.canonical.clone()).collect())
+        .unwrap_or_default();
+    let report = state.report.as_ref().map(|r| r.markdown.to_lowercase()).unwrap_or_default();
+    let facts = q.facts.iter().filter(|f| report.contains(&f.to_lowercase())).count();
+    if std::env::var("QUALITY_REPORT").is_ok_and(|ids| ids.split(',').any(|i| i == q.id)) {
+        println!("{}", state.report.as_ref().map(|r| r.markdown.as_str()).unwrap_or_default());
+    }
+    let decisions: Vec<String> =
+        state.iterations.iter().filter_map(|it| it.decision.as_ref()).map(|d| format!("{}", d.action)).collect();
+    let queries: Vec<String> =
+        state.iterations.iter().flat_map(|it| it.queries.iter().map(|q| q.query.text.clone())).collect();
+    let gold: Vec<String> = q.gold.iter().map(|g| equivalent(g)).collect();
+    let mark = |p: &String| if gold.contains(&equivalent(p)) { format!("*{p}") } else { p.clone() };
+    let detail = format!(
+        "  aspects: {}\n  plan: {}\n  queries: {}\n  cited: {}\n  baseline: {}\n  gold: {}\n  facts missing: {}\n",
+        state
+            .iterations
+            .first()
+            .and_then(|it| it.critique.as_ref())
+            .map(|c| c.aspects_required.join(" | "))
+            .unwrap_or_default(),
+        state.iterations.first().and_then(|it| it.reflection.as_ref()).map(|r| r.plan.clone()).unwrap_or_default(),
+        queries.join(" | "),
+        cited.iter().map(mark).collect::<Vec<_>>().join(" "),
+        baseline.iter().map(mark).collect::<Vec<_>>().join(" "),
+        q.gold.join(" "),
+        q.facts.iter().filter(|f| !report.contains(&f.to_lowercase())).cloned().collect::<Vec<_>>().join(", ")
+    );
+    Row {
+        id: q.id.clone(),
+        recall: recall(&q.gold, &cited),
+        baseline: recall(&q.gold, &baseline),
+        facts: (facts, q.facts.len()),
+        iterations: state.iterations.len(),
+        decisions: decisions.join(">"),
+        wall,
+        cited: cited.len(),
+        queries,
+        detail,
+    }
+}
+
+fn ratio((a, b): (usize, usize)) -> f64 {
+    if b == 0 { 0.0 } else { a as f64 / b as f64 }
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
+    let verbose = std::env::args().any(|a| a == "--verbose") || std::env::var_os("QUALITY_VERBOSE").is_some();
+    // The dev set sits in `shared/eval/` next to the checkout (or two levels
+    // up, from a worktree).
+    let file = args.first().cloned().unwrap_or_else(|| {
+        ["../shared/eval/rust-docs-dev.jsonl", "../../shared/eval/rust-docs-dev.jsonl"]
+            .into_iter()
+            .find(|p| std::path::Path::new(p).exists())
+            .unwrap_or("../shared/eval/rust-docs-dev.jsonl")
+            .to_string()
+    });
+    let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("cannot read {file}: {e}"));
+    let questions: Vec<Question> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("question line"))
+        .collect();
+    let paths = Paths::discover().expect("paths");
+    // The user's config file and SLEUTH__SECTION__KEY variables apply, as in a run.
+    let (config, _) = sleuth::config::load(None, &paths.config_file(), std::env::vars(), &Overrides::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let cfg = config.local.clone();
+    let progress = |l: &str| eprintln!("{l}");
+    let corpus = local::shared(&cfg, &local::index_root(&cfg, &paths), &progress).expect("local corpus");
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    println!(
+        "{file}: {} questions, {} preset, built-in reasoner, local corpus",
+        questions.len(),
+        config.research.preset
+    );
+    println!(
+        "{:<5} {:>8} {:>9} {:>7} {:>5} {:>6} {:>8}  decisions",
+        "id", "recall", "baseline", "facts", "iter", "cited", "wall"
+    );
+    let mut rows = Vec::new();
+    for q in &questions {
+        let row = rt.block_on(run_one(q, &corpus, &config));
+        println!(
+            "{:<5} {:>3}/{:<4} {:>4}/{:<4} {:>3}/{:<3} {:>5} {:>6} {:>6.0}ms  {}",
+            row.id,
+            row.recall.0,
+            row.recall.1,
+            row.baseline.0,
+            row.baseline.1,
+            row.facts.0,
+            row.facts.1,
+            row.iterations,
+            row.cited,
+            row.wall.as_secs_f64() * 1000.0,
+            row.decisions
+        );
+        if verbose {
+            print!("{}", row.detail);
+        }
+        rows.push(row);
+    }
+    let sum = |f: &dyn Fn(&Row) -> (usize, usize)| rows.iter().map(f).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+    let (rec, base, facts) = (sum(&|r| r.recall), sum(&|r| r.baseline), sum(&|r| r.facts));
+    let mut walls: Vec<Duration> = rows.iter().map(|r| r.wall).collect();
+    walls.sort();
+    let iters: f64 = rows.iter().map(|r| r.iterations as f64).sum::<f64>() / rows.len().max(1) as f64;
+    println!(
+        "total recall {:.3} ({}/{})  baseline {:.3} ({}/{})  facts {:.3} ({}/{})  mean iterations {:.2}  session wall p50 {:.0} ms, max {:.0} ms",
+        ratio(rec),
+        rec.0,
+        rec.1,
+        ratio(base),
+        base.0,
+        base.1,
+        ratio(facts),
+        facts.0,
+        facts.1,
+        iters,
+        percentile(&walls, 0.5).as_secs_f64() * 1000.0,
+        walls.last().copied().unwrap_or_default().as_secs_f64() * 1000.0
+    );
+    // Search latency over every query the sessions ran (3 rounds, warm).
+    let queries: Vec<&String> = rows.iter().flat_map(|r| &r.queries).collect();
+    let mut times = Vec::new();
+    for _ in 0..3 {
+        for q in &queries {
+            let t = Instant::now();
+            let _ = corpus.search(q, &[], 5);
+            times.push(t.elapsed());
+        }
+    }
+    times.sort();
+    println!(
+        "search latency over {} queries x3: p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        queries.len(),
+        percentile(&times, 0.5).as_secs_f64() * 1000.0,
+        percentile(&times, 0.99).as_secs_f64() * 1000.0,
+        times.last().copied().unwrap_or_default().as_secs_f64() * 1000.0
+    );
+}
