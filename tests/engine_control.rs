@@ -258,3 +258,23 @@ async fn every_decision_has_a_reason_and_output_only_ends() {
         }
     }
 }
+
+#[tokio::test]
+async fn a_page_that_could_not_be_used_is_not_fetched_again_in_a_later_iteration() {
+    let mut docs = corpus(3);
+    docs.push(support::scripted::doc("https://example.test/paper.pdf", ""));
+    let h = Harness::new(
+        settings(2),
+        ScriptedReasoner::new(vec![Turn::coverage(1, 4), Turn::coverage(1, 4)]),
+        ScriptedProvider::new("scripted", docs),
+    );
+    let out = h.run("what are widgets").await;
+    assert_eq!(out.state.iterations.len(), 2, "{:?}", decisions(&out.state));
+    let skips: Vec<u32> = out
+        .state
+        .iterations
+        .iter()
+        .flat_map(|it| it.skipped.iter().filter(|s| s.locator.ends_with("paper.pdf")).map(move |_| it.iteration))
+        .collect();
+    assert_eq!(skips, vec![1], "skipped once, in iteration 1, then left alone");
+}

@@ -127,11 +127,23 @@ impl Engine {
         let max_new = self.settings.limits.max_sources.max(1) as usize;
         let known: HashMap<String, (SourceId, u32)> =
             self.state.sources.iter().map(|s| (s.meta.canonical.clone(), (s.meta.id, s.meta.iteration))).collect();
+        // A page an earlier iteration could not use (a PDF, a redirect loop,
+        // a fetch that failed after its retries) is not fetched again.
+        let skipped_before: HashSet<String> = self
+            .state
+            .iterations
+            .iter()
+            .filter(|it| it.iteration != n)
+            .flat_map(|it| it.skipped.iter().map(|s| canonical_locator(&s.locator)))
+            .collect();
         let mut seen_canonical: HashSet<String> = HashSet::new();
         let mut queue: Vec<(String, Candidate)> = Vec::new();
         for c in candidates {
             let canonical = c.hit.canonical.clone().unwrap_or_else(|| canonical_locator(&c.hit.locator));
-            if !seen_canonical.insert(canonical.clone()) {
+            if !seen_canonical.insert(canonical.clone())
+                || skipped_before.contains(&canonical)
+                || skipped_before.contains(&canonical_locator(&c.hit.locator))
+            {
                 continue;
             }
             match known.get(&canonical) {
