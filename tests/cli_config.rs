@@ -68,3 +68,24 @@ fn empty_question_is_refused() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("the question is empty"));
 }
+
+/// `sleuth … | head -1`: output into a pipe whose reader is gone ends the
+/// process by SIGPIPE, quietly, as other Unix tools do (not a panic, not an
+/// error message that nobody can read).
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_ends_the_process_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    let home = tempfile::tempdir().unwrap();
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let status = std::process::Command::new(assert_cmd::cargo::cargo_bin("sleuth"))
+        .env("SLEUTH_HOME", home.path())
+        .arg("sessions")
+        .stdout(writer.try_clone().unwrap())
+        .stderr(writer)
+        .status()
+        .unwrap();
+    const SIGPIPE: i32 = 13; // the same on Linux, macOS and the BSDs
+    assert_eq!(status.signal(), Some(SIGPIPE), "{status:?}");
+}

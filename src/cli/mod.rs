@@ -39,6 +39,7 @@ pub mod exit {
 }
 
 pub fn main() -> ExitCode {
+    restore_default_sigpipe();
     let cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
@@ -53,6 +54,20 @@ pub fn main() -> ExitCode {
             eprintln!("sleuth: {e:#}");
             ExitCode::from(exit::ERROR)
         }
+    }
+}
+
+/// `sleuth sessions | head -1` should end quietly, as other Unix tools do.
+/// Rust ignores SIGPIPE, which turns a closed stdout or stderr into an
+/// error on every write (and a panic in `eprintln!`). Sockets are not
+/// affected: Rust's network writes pass `MSG_NOSIGNAL`. A session cut short
+/// this way is left interrupted, and `sleuth resume` finishes it.
+fn restore_default_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: called first thing in main, before any thread exists;
+    // SIG_DFL is a valid disposition for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 

@@ -99,6 +99,29 @@ fn file_error(path: &Path, line: Option<usize>, key: Option<&str>, message: &str
     s
 }
 
+/// The dotted key whose value sits at byte `at` of a TOML text: the key of
+/// that line within the `[table]` above it. For errors toml reports by
+/// position only (a wrong type, an unknown variant).
+fn key_at(text: &str, at: usize) -> Option<String> {
+    let line_start = text[..at.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[line_start..].lines().next()?;
+    let (key, _) = line.split_once('=')?;
+    let key = key.trim().trim_matches('"');
+    if key.is_empty() || key.starts_with('#') || key.starts_with('[') {
+        return None;
+    }
+    let table = text[..line_start]
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| l.starts_with('[') && !l.starts_with("[["))
+        .map(|l| l.trim_matches(|c| c == '[' || c == ']').trim().to_string());
+    Some(match table {
+        Some(t) if !t.is_empty() => format!("{t}.{key}"),
+        _ => key.to_string(),
+    })
+}
+
 /// Loads the configuration. `explicit` is `--config` (must exist);
 /// otherwise `default_file` is read if it exists. `env` is the process
 /// environment (only `SLEUTH__…` variables are read).
@@ -125,7 +148,7 @@ pub fn load(
             // Deserialize the file alone first: its errors carry spans.
             let cfg: Config = toml::from_str(&text).map_err(|e| {
                 let line = e.span().map(|s| line_of(&text, s.start));
-                let key = unknown_field(e.message());
+                let key = unknown_field(e.message()).or_else(|| e.span().and_then(|s| key_at(&text, s.start)));
                 ConfigError::File { path: p.clone(), line, key, message: e.message().trim().to_string() }
             })?;
             report_invalid(&validate(&cfg), |inv| file_invalid(p, &text, inv))?;
@@ -297,10 +320,22 @@ mod tests {
     }
 
     #[test]
-    fn bad_type_names_the_line() {
+    fn bad_type_names_the_line_and_key() {
         let (_d, p) = write("[research]\npreset = \"enormous\"\n");
         let err = load(Some(&p), &p, no_env(), &Overrides::default()).unwrap_err().to_string();
-        assert!(err.contains("line 2"), "{err}");
+        assert!(err.contains("line 2, key `research.preset`"), "{err}");
+        let (_d, p) = write("# x = 1\n[decide]\nconfidence_threshold = \"high\"\n[local]\nmax_file_mb = -3\n");
+        let err = load(Some(&p), &p, no_env(), &Overrides::default()).unwrap_err().to_string();
+        assert!(err.contains("line 3, key `decide.confidence_threshold`"), "{err}");
+    }
+
+    #[test]
+    fn key_at_reads_the_key_and_its_table() {
+        let text = "top = 1\n[llm.pricing]\n\"gpt-4o\" = { input = 1 }\n[web]\nurl = \"x\"\n";
+        assert_eq!(key_at(text, text.find('1').unwrap()).as_deref(), Some("top"));
+        assert_eq!(key_at(text, text.find("{ input").unwrap()).as_deref(), Some("llm.pricing.gpt-4o"));
+        assert_eq!(key_at(text, text.find("\"x\"").unwrap()).as_deref(), Some("web.url"));
+        assert_eq!(key_at(text, text.find("[web]").unwrap()), None);
     }
 
     #[test]
