@@ -242,6 +242,12 @@ fn indexing_skips_bad_input_folds_duplicates_and_is_incremental() {
     let c = corpus(&root, &home);
     assert_eq!(c.search("zebracorn", &[], 5).expect("search").len(), 1);
     assert!(c.search("unwinds stack panics", &[], 5).expect("search").iter().all(|h| h.path != "guide/panics.md"));
+
+    // Raising the size limit reads the page it kept out (sparse zeros: binary).
+    let raised = LocalConfig { max_file_mb: 60, ..LocalConfig::default() };
+    let (_, more) = local::index_folder(&raised, &home.join("index"), Some(&root), &|_| {}).expect("raised limit");
+    assert_eq!(more.extracted, 1, "{}", more.describe());
+    assert_eq!((more.skipped.get("too large"), more.skipped.get("binary")), (None, Some(&2)), "{}", more.describe());
 }
 
 #[test]

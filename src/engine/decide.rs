@@ -76,11 +76,21 @@ pub fn decide(input: &DecideInput<'_>, s: &DecideSettings) -> Decision {
     Decision {
         action: Action::Continue,
         reason: DecisionReason::BelowThresholds,
-        detail: format!(
-            "confidence {:.2} < {:.2} or coverage {:.2} < {:.2}",
-            e.confidence, s.confidence_threshold, e.coverage, s.coverage_threshold
-        ),
+        detail: below_thresholds(e.confidence, e.coverage, s),
     }
+}
+
+/// The thresholds a CONTINUE falls short of, only those ("coverage 0.67 <
+/// 0.90", not a confidence that passed).
+fn below_thresholds(confidence: f64, coverage: f64, s: &DecideSettings) -> String {
+    let mut short = Vec::new();
+    if confidence < s.confidence_threshold {
+        short.push(format!("confidence {confidence:.2} < {:.2}", s.confidence_threshold));
+    }
+    if coverage < s.coverage_threshold {
+        short.push(format!("coverage {coverage:.2} < {:.2}", s.coverage_threshold));
+    }
+    short.join(" and ")
 }
 
 /// Seed 004: the mean gain over the last `window` iterations, when it is
@@ -167,6 +177,10 @@ mod tests {
         let (e, l) = (eval(0.9, 0.5), limits());
         let d = decide(&input(&e, &l, &[0.9]), &DecideSettings::default());
         assert_eq!(d.action, Action::Continue);
+        assert_eq!(d.detail, "coverage 0.50 < 0.90", "names only the threshold missed");
+        let e = eval(0.5, 0.5);
+        let d = decide(&input(&e, &l, &[0.5]), &DecideSettings::default());
+        assert_eq!(d.detail, "confidence 0.50 < 0.85 and coverage 0.50 < 0.90");
     }
 
     #[test]

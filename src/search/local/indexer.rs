@@ -97,9 +97,17 @@ pub fn update(
     manifest.version = INDEX_VERSION;
     let present: HashSet<&str> = files.iter().map(|f| f.rel.as_str()).collect();
     let removed: Vec<String> = manifest.files.keys().filter(|k| !present.contains(k.as_str())).cloned().collect();
+    // A file is read again when it changed, or when `max_file_mb` changed
+    // which side of the limit it falls on.
+    let limit = cfg.max_file_mb.saturating_mul(1 << 20);
     let todo: Vec<&FileEntry> = files
         .iter()
-        .filter(|f| manifest.files.get(&f.rel).is_none_or(|r| r.size != f.size || r.mtime_ns != f.mtime_ns))
+        .filter(|f| {
+            manifest.files.get(&f.rel).is_none_or(|r| {
+                let was_too_large = r.state == FileState::Skipped(SkipReason::TooLarge);
+                r.size != f.size || r.mtime_ns != f.mtime_ns || was_too_large != (f.size > limit)
+            })
+        })
         .collect();
 
     let threads =

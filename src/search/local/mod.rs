@@ -39,7 +39,7 @@ pub enum CorpusError {
     NotADirectory { path: PathBuf },
     #[error("no .md, .txt or .html files in {path}{}; point `[local] corpus` at a folder of documents", problems_note(.problems))]
     Empty { path: PathBuf, problems: Vec<String> },
-    #[error("{path} is not indexed yet; run `sleuth index` (or set `[local] auto_index = true`)")]
+    #[error("{path} is not indexed yet; run `sleuth index {path}` (or set `[local] auto_index = true`)")]
     NotIndexed { path: PathBuf },
     #[error("{}: {message}", path.display())]
     Io { path: PathBuf, message: String },
