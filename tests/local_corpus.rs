@@ -406,3 +406,43 @@ fn the_binary_indexes_and_researches_a_folder() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr.contains("does not exist"), "{stderr}");
 }
+
+/// Ctrl-C while `--ask stdin` waits for a line cancels at once (exit 130,
+/// a partial report recorded), instead of waiting for Enter.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_at_the_ask_prompt_cancels() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (root, home) = (dir.path().join("mercury"), dir.path().join("home"));
+    mercury_docs(&root);
+    let flag = format!("local.corpus={}", root.display());
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("sleuth"))
+        .env("SLEUTH_HOME", &home)
+        .args(["run", "--set", &flag, "--ask", "stdin", "What is mercury?"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let _stdin_stays_open = child.stdin.take();
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+    let mut seen = String::new();
+    let mut buf = Vec::new();
+    // The prompt ends without a newline: read up to its colon.
+    while !seen.contains("answer (number or text):") {
+        buf.clear();
+        let n = stderr.read_until(b':', &mut buf).expect("read stderr");
+        assert!(n > 0, "the process ended before asking: {seen}");
+        seen.push_str(&String::from_utf8_lossy(&buf));
+    }
+    let pid = i32::try_from(child.id()).expect("pid");
+    // SAFETY: sends SIGINT to the child this test started.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+    let mut rest = String::new();
+    let _ = std::io::Read::read_to_string(&mut stderr, &mut rest);
+    let status = child.wait().expect("wait");
+    assert_eq!(status.code(), Some(130), "{seen}{rest}");
+    assert!(rest.contains("cancelling"), "{rest}");
+}

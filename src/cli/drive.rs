@@ -73,16 +73,17 @@ enum Reply {
 /// replayed session waiting on an ASK or a step pause is asked again.
 async fn drive(mut handle: EngineHandle, mut state: SessionState, opts: &HeadlessOptions) -> anyhow::Result<u8> {
     let id = state.header.as_ref().map(|h| h.session_id.clone());
+    let mut sigint = Sigint::listen()?;
     if let Some(ask) = state.open_ask() {
         let (ask_id, clarification) = (ask.ask_id.clone(), ask.clarification.clone());
         eprintln!("this session is waiting for an answer");
-        match on_ask(&ask_id, &clarification, opts.policy, id.as_deref()) {
+        match on_ask(&ask_id, &clarification, opts.policy, id.as_deref(), &mut sigint).await {
             Reply::Send(cmd) => drop(handle.commands.send(cmd)),
             Reply::Detach(code) => return Ok(code),
             Reply::Nothing => {}
         }
     } else if let NextStep::AwaitStep(n) = state.next_step() {
-        match on_pause(n, id.as_deref()) {
+        match on_pause(n, id.as_deref(), &mut sigint).await {
             Reply::Send(cmd) => drop(handle.commands.send(cmd)),
             Reply::Detach(code) => return Ok(code),
             Reply::Nothing => {}
@@ -92,7 +93,7 @@ async fn drive(mut handle: EngineHandle, mut state: SessionState, opts: &Headles
     loop {
         let record = tokio::select! {
             r = handle.events.recv() => r,
-            _ = tokio::signal::ctrl_c() => {
+            _ = sigint.recv() => {
                 if interrupted {
                     // Every event so far is already in the log: nothing is lost.
                     eprintln!("abandoned; the session log is intact and can be resumed");
@@ -114,8 +115,10 @@ async fn drive(mut handle: EngineHandle, mut state: SessionState, opts: &Headles
         }
         let id = state.header.as_ref().map(|h| h.session_id.clone());
         let reply = match &record.event {
-            Event::AskRaised { ask_id, clarification, .. } => on_ask(ask_id, clarification, opts.policy, id.as_deref()),
-            Event::Paused { iteration } => on_pause(*iteration, id.as_deref()),
+            Event::AskRaised { ask_id, clarification, .. } => {
+                on_ask(ask_id, clarification, opts.policy, id.as_deref(), &mut sigint).await
+            }
+            Event::Paused { iteration } => on_pause(*iteration, id.as_deref(), &mut sigint).await,
             _ => Reply::Nothing,
         };
         match reply {
@@ -131,13 +134,14 @@ async fn drive(mut handle: EngineHandle, mut state: SessionState, opts: &Headles
     }
 }
 
-fn on_ask(ask_id: &str, c: &Clarification, policy: AskPolicy, id: Option<&str>) -> Reply {
-    match answer(policy, c) {
-        Some(answer) => {
+async fn on_ask(ask_id: &str, c: &Clarification, policy: AskPolicy, id: Option<&str>, sigint: &mut Sigint) -> Reply {
+    match answer(policy, c, sigint).await {
+        Err(Interrupted) => cancel(),
+        Ok(Some(answer)) => {
             eprintln!("answer: {}", sanitize(answer.as_text()));
             Reply::Send(Command::Answer { ask_id: ask_id.to_string(), answer })
         }
-        None => {
+        Ok(None) => {
             eprintln!(
                 "the question needs clarification: {}\n  options: {}\n  the session waits; answer it with `sleuth resume {}`",
                 sanitize(&c.question),
@@ -150,17 +154,17 @@ fn on_ask(ask_id: &str, c: &Clarification, policy: AskPolicy, id: Option<&str>) 
 }
 
 /// Step mode without a TUI: at a terminal, ask; otherwise run on.
-fn on_pause(iteration: u32, id: Option<&str>) -> Reply {
+async fn on_pause(iteration: u32, id: Option<&str>, sigint: &mut Sigint) -> Reply {
     if !std::io::stdin().is_terminal() {
         eprintln!("paused after iteration {iteration} (step mode): continuing, nobody can step without a terminal");
         return Reply::Send(Command::Step);
     }
     eprint!("paused after iteration {iteration}: Enter runs the next one, c continues to the end, q stops here: ");
     let _ = std::io::stderr().flush();
-    let mut line = String::new();
-    if std::io::stdin().lock().read_line(&mut line).is_err() {
-        return Reply::Send(Command::Step);
-    }
+    let line = match read_line(sigint).await {
+        Err(Interrupted) => return cancel(),
+        Ok(line) => line.unwrap_or_default(),
+    };
     match line.trim() {
         "c" | "continue" => Reply::Send(Command::Continue),
         "q" | "quit" => {
@@ -171,19 +175,75 @@ fn on_pause(iteration: u32, id: Option<&str>) -> Reply {
     }
 }
 
-fn answer(policy: AskPolicy, c: &Clarification) -> Option<Answer> {
+async fn answer(policy: AskPolicy, c: &Clarification, sigint: &mut Sigint) -> Result<Option<Answer>, Interrupted> {
     let first = || c.options.first().map(|label| Answer::Choice { index: 0, label: label.clone() });
     match policy {
-        AskPolicy::Fail => None,
-        AskPolicy::First => first(),
-        AskPolicy::Stdin => read_answer(c),
-        AskPolicy::Auto if std::io::stdin().is_terminal() => read_answer(c),
-        AskPolicy::Auto => first(),
+        AskPolicy::Fail => Ok(None),
+        AskPolicy::First => Ok(first()),
+        AskPolicy::Stdin => read_answer(c, sigint).await,
+        AskPolicy::Auto if std::io::stdin().is_terminal() => read_answer(c, sigint).await,
+        AskPolicy::Auto => Ok(first()),
+    }
+}
+
+/// Ctrl-C, listened for from the start of the drive: a listener made
+/// later (as `tokio::signal::ctrl_c()` is, at each call) misses a Ctrl-C
+/// that came just before it, say right after a prompt was printed.
+struct Sigint {
+    #[cfg(unix)]
+    inner: tokio::signal::unix::Signal,
+}
+
+impl Sigint {
+    fn listen() -> anyhow::Result<Self> {
+        #[cfg(unix)]
+        let inner = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+            .context("cannot listen for Ctrl-C")?;
+        Ok(Self {
+            #[cfg(unix)]
+            inner,
+        })
+    }
+
+    async fn recv(&mut self) {
+        #[cfg(unix)]
+        self.inner.recv().await;
+        #[cfg(not(unix))]
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// Ctrl-C came while a prompt waited for a line.
+struct Interrupted;
+
+/// Ctrl-C at a prompt: cancel, as it does while the loop runs.
+fn cancel() -> Reply {
+    eprintln!("\ncancelling: writing a partial report");
+    Reply::Send(Command::Cancel)
+}
+
+/// One line of stdin (`None` at its end), or `Interrupted` when Ctrl-C
+/// comes first. Tokio has taken SIGINT over, so a read on this task would
+/// leave Ctrl-C unanswered until Enter; the read runs on a plain thread,
+/// which (unlike a blocking task) does not hold the process open at exit.
+async fn read_line(sigint: &mut Sigint) -> Result<Option<String>, Interrupted> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let read = std::io::stdin().lock().read_line(&mut line);
+        let _ = tx.send(match read {
+            Ok(0) | Err(_) => None,
+            Ok(_) => Some(line),
+        });
+    });
+    tokio::select! {
+        line = rx => Ok(line.ok().flatten()),
+        _ = sigint.recv() => Err(Interrupted),
     }
 }
 
 /// Asks on stderr, reads one line from stdin: an option number or free text.
-fn read_answer(c: &Clarification) -> Option<Answer> {
+async fn read_answer(c: &Clarification, sigint: &mut Sigint) -> Result<Option<Answer>, Interrupted> {
     let mut err = std::io::stderr().lock();
     let _ = writeln!(err, "\n{}", sanitize(&c.question));
     for (i, o) in c.options.iter().enumerate() {
@@ -191,16 +251,14 @@ fn read_answer(c: &Clarification) -> Option<Answer> {
     }
     let _ = write!(err, "answer (number or text): ");
     let _ = err.flush();
-    let mut line = String::new();
-    std::io::stdin().lock().read_line(&mut line).ok()?;
+    drop(err);
+    let Some(line) = read_line(sigint).await? else { return Ok(None) };
     let line = line.trim();
     if line.is_empty() {
-        return None;
+        return Ok(None);
     }
-    match line.parse::<usize>() {
-        Ok(n) if (1..=c.options.len()).contains(&n) => {
-            Some(Answer::Choice { index: n - 1, label: c.options[n - 1].clone() })
-        }
-        _ => Some(Answer::Text { text: line.to_string() }),
-    }
+    Ok(Some(match line.parse::<usize>() {
+        Ok(n) if (1..=c.options.len()).contains(&n) => Answer::Choice { index: n - 1, label: c.options[n - 1].clone() },
+        _ => Answer::Text { text: line.to_string() },
+    }))
 }
