@@ -446,3 +446,41 @@ fn ctrl_c_at_the_ask_prompt_cancels() {
     assert_eq!(status.code(), Some(130), "{seen}{rest}");
     assert!(rest.contains("cancelling"), "{rest}");
 }
+
+/// A sentence repeated word for word (across pages, or within one) is
+/// quoted once, and an aspect the answer covers gets no empty section.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repeated_sentence_is_quoted_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (root, home) = (dir.path().join("docs"), dir.path().join("home"));
+    let shared = "The borrow checker rejects a program when a reference outlives the value it points to.";
+    let pages = [
+        (
+            "guide/borrowing.md",
+            "Borrowing",
+            "References let code use a value without owning it. Every reference has a lifetime, the span of code where it is valid.",
+        ),
+        (
+            "notes/checker.md",
+            "Notes on the checker",
+            "The checker compares the lifetime of each reference with the scope of the value it borrows. A dangling reference is the classic error it prevents.",
+        ),
+        (
+            "faq/errors.md",
+            "Frequent borrow errors",
+            "Returning a reference to a local variable is the most common way to meet this error. Returning an owned value instead fixes it.",
+        ),
+    ];
+    for (rel, title, text) in pages {
+        write(&root, rel, format!("# {title}\n\n{shared} {text}\n\n## More\n\n{text} {shared}\n"));
+    }
+    let (state, _) = session(corpus(&root, &home), "Why does the borrow checker reject a reference?", "").await;
+    let report = state.report.as_ref().expect("report");
+    let body = report.markdown.split("## Sources").next().unwrap_or_default();
+    assert!(body.matches(shared).count() <= 1, "{}", report.markdown);
+    // No sentence is quoted twice (each page holds each of its sentences twice).
+    assert!(report.claims.len() >= 3, "{}", report.markdown);
+    for q in report.claims.iter().map(|c| c.text.as_str()) {
+        assert_eq!(body.matches(q).count(), 1, "quoted twice: {q}\n{}", report.markdown);
+    }
+}

@@ -135,7 +135,11 @@ fn similarity(a: &[String], b: &[String]) -> f64 {
     if union == 0 { 0.0 } else { inter as f64 / union as f64 }
 }
 
-/// Picks up to `k` candidates by MMR over `worth`, skipping `taken`.
+/// Stem overlap (Jaccard) from which two sentences say the same thing.
+const NEAR_IDENTICAL: f64 = 0.85;
+
+/// Picks up to `k` candidates by MMR over `worth`, skipping `taken` and
+/// sentences nearly identical to a taken one.
 fn pick(
     cands: &[Candidate],
     worth: impl Fn(&Candidate) -> f64,
@@ -145,15 +149,18 @@ fn pick(
     source_uses: &mut [usize],
 ) -> Vec<usize> {
     let mut chosen = Vec::new();
-    let texts: HashSet<&str> = taken.iter().map(|&i| cands[i].text.as_str()).collect();
     for _ in 0..k {
         let mut best: Option<(usize, f64)> = None;
         for (i, c) in cands.iter().enumerate() {
             let value = worth(c);
-            if value <= 0.0 || taken.contains(&i) || texts.contains(c.text.as_str()) {
+            if value <= 0.0 || taken.contains(&i) {
                 continue;
             }
             let redundancy = taken.iter().map(|&j| similarity(&c.stems, &cands[j].stems)).fold(0.0, f64::max);
+            // The same sentence in another copy or wording adds nothing.
+            if redundancy >= NEAR_IDENTICAL || taken.iter().any(|&j| cands[j].text == c.text) {
+                continue;
+            }
             let reuse = 0.08 * source_uses[c.source] as f64;
             let mmr = lambda * value - (1.0 - lambda) * redundancy - reuse;
             if best.is_none_or(|(_, b)| mmr > b) {
@@ -221,6 +228,7 @@ pub fn draft(
             .iter()
             .enumerate()
             .filter(|(i, c)| c.source == si && !taken.contains(i) && c.on.iter().any(|on| *on))
+            .filter(|(_, c)| taken.iter().all(|&j| similarity(&c.stems, &cands[j].stems) < NEAR_IDENTICAL))
             .max_by(|a, b| a.1.score.total_cmp(&b.1.score));
         if let Some((i, c)) = best {
             let ai = c.literal.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |(k, _)| k);
@@ -257,16 +265,15 @@ pub fn draft(
         claims.extend(answer.iter().map(|&i| cite(&cands[i], best_aspect(&cands[i]))));
     }
     for (ai, a) in aspects.iter().enumerate() {
-        md.push_str(&format!("\n## {}\n\n", heading_label(&a.label)));
         if sections[ai].is_empty() {
-            let in_answer = answer.iter().any(|&i| cands[i].on[ai]);
-            md.push_str(if in_answer {
-                "_Covered by the answer above._\n"
-            } else {
-                "_None of the sources found addresses this._\n"
-            });
+            // An aspect the answer covers needs no empty section of its own.
+            if !answer.iter().any(|&i| cands[i].on[ai]) {
+                md.push_str(&format!("\n## {}\n\n", heading_label(&a.label)));
+                md.push_str("_None of the sources found addresses this._\n");
+            }
             continue;
         }
+        md.push_str(&format!("\n## {}\n\n", heading_label(&a.label)));
         for &i in &sections[ai] {
             md.push_str(&format!("- {} [{}]\n", cands[i].text, id(&cands[i]).0));
             claims.push(cite(&cands[i], Some(a)));
