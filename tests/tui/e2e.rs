@@ -169,7 +169,7 @@ fn research_live_step_twice_answer_the_ask_then_review() {
     let t = Tmux::start("reopen", home.path(), &["open", &id], 100, 30);
     t.wait_for(&["REVIEW 3 of 3", "finished"], WAIT);
     t.keys(&["Left", "Left"]);
-    let first = t.wait_for(&["REVIEW 1 of 3", "after iteration 1: ASK"], WAIT);
+    let first = t.wait_for(&["REVIEW 1 of 3", "iteration 1 → ASK"], WAIT);
     assert!(first.contains("ASK ✓"), "the answered ask is shown:\n{first}");
     t.keys(&["q"]);
     t.wait_for(&["[exit 0]"], WAIT);
