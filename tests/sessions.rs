@@ -477,6 +477,10 @@ async fn lessons_persist_and_a_later_session_plans_with_them() {
     let offered = &reasoner.plan_contexts.lock().unwrap()[0].memories;
     assert_eq!(offered.first().map(|m| m.id.clone()), Some(lessons[0].id.clone()));
     assert_eq!(second.iterations[0].memories_used, offered.iter().map(|m| m.id.clone()).collect::<Vec<_>>());
+    // The log names the lessons themselves (the reflection pane lists them).
+    let replayed = SessionState::replay(&sleuth::session::read_log(&dir.log_path()).unwrap().records);
+    assert_eq!(replayed.iterations[0].lessons_used, offered.iter().map(|m| m.mistake.clone()).collect::<Vec<_>>());
+    assert!(!replayed.iterations[0].lessons_used.is_empty());
     assert_eq!(load_summary(&dir).unwrap().0.metrics.memories_used as usize, offered.len());
 }
 

@@ -250,3 +250,6 @@ impl Reasoner for BuiltinReasoner {
         })))
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -11,6 +11,7 @@ use super::Src;
 use super::analysis::{Stemmer, is_stopword};
 use super::aspects::{Aspect, RELATED};
 use super::rarity::Weights;
+use crate::engine::imported::is_imported_constraint;
 use crate::engine::model::{PlannedQuery, Reflection, Strategy};
 use crate::engine::reasoner::{PlanContext, PlanOutput};
 use crate::text::normalize_for_match;
@@ -58,16 +59,29 @@ impl Queries {
     }
 }
 
-/// Content words the user added (answers to ASKs, notes), not already in the question.
+/// The most words one constraint adds: every query carries them, so a long
+/// note must not turn each query into a paragraph.
+pub const MAX_WORDS_PER_CONSTRAINT: usize = 4;
+/// The most words all constraints add together.
+pub const MAX_CONSTRAINT_WORDS: usize = 8;
+
+/// Content words the user added (answers to ASKs, notes), not already in
+/// the question, a few from each. A follow-up's imported findings are
+/// context for the phases, not words the user asked to search for.
 pub fn constraint_words(constraints: &[String], question: &str) -> Vec<String> {
     let q: HashSet<String> = question.split(|c: char| !c.is_alphanumeric()).map(str::to_lowercase).collect();
     let mut out: Vec<String> = Vec::new();
-    for c in constraints {
+    for c in constraints.iter().filter(|c| !is_imported_constraint(c)) {
         let said = c.rsplit_once("answered:").or_else(|| c.rsplit_once("user:")).map_or(c.as_str(), |(_, a)| a);
+        let mut added = 0;
         for w in said.split(|ch: char| !ch.is_alphanumeric() && ch != '_') {
+            if added >= MAX_WORDS_PER_CONSTRAINT || out.len() >= MAX_CONSTRAINT_WORDS {
+                break;
+            }
             let lw = w.to_lowercase();
             if w.len() > 1 && !is_stopword(w) && !q.contains(&lw) && !out.contains(&lw) {
                 out.push(lw);
+                added += 1;
             }
         }
     }

@@ -10,6 +10,7 @@ use super::{exit, setup};
 use crate::engine::model::Outcome;
 use crate::engine::protocol::Command;
 use crate::engine::{Engine, SessionState};
+use crate::session::lock::SessionLock;
 use crate::session::{SessionDir, new_session_id};
 use crate::tui::{self, LiveSession, Options, Tui};
 
@@ -31,11 +32,21 @@ pub async fn start(
     let id = new_session_id();
     let dir = SessionDir::create(&setup.paths.sessions_dir(), &id)
         .with_context(|| format!("cannot create the session folder under {}", setup.paths.sessions_dir().display()))?;
+    // Held until the live view has let the engine go: one writer per
+    // session, and `sleuth sessions` shows it running.
+    let lock = match SessionLock::acquire(&dir.lock_path(), &id) {
+        Ok(acquired) => acquired.lock,
+        Err(e) => {
+            discard_if_empty(&dir.path);
+            return Err(e.into());
+        }
+    };
     // Everything that may print (building the corpus index) happens before
     // the TUI owns the terminal.
     let parts = match setup::parts(&setup, &dir) {
         Ok(p) => p,
         Err(e) => {
+            drop(lock);
             discard_if_empty(&dir.path);
             return Err(e);
         }
@@ -44,6 +55,7 @@ pub async fn start(
         Ok(t) => t,
         Err(e) => {
             drop(parts);
+            drop(lock);
             discard_if_empty(&dir.path);
             return Err(e.into());
         }
@@ -62,6 +74,7 @@ pub async fn start(
                 None => {
                     drop(term);
                     drop(parts);
+                    drop(lock);
                     discard_if_empty(&dir.path);
                     return Ok(exit::OK);
                 }
@@ -76,6 +89,8 @@ pub async fn start(
     let session = LiveSession { task, handle, state: SessionState::default(), session_dir: dir.path.clone() };
     let end = tui::live(&mut term, &opts, session).await;
     drop(term);
+    // The engine has finished or been let go: nothing writes the log now.
+    drop(lock);
     let end = end?;
     Ok(farewell(&end.state, &end.engine, &dir.path, &id))
 }

@@ -2,9 +2,14 @@
 //! keeps answering garbage, an endpoint that went away): something simple
 //! and honest, so the loop degrades instead of crashing (DESIGN §4).
 
+use super::imported::is_imported_constraint;
 use super::model::{Citation, Claim, Critique, Draft, PlannedQuery, Reflection, SourceVerdict, Verdict};
 use super::reasoner::SourceDoc;
 use crate::text::content_terms;
+
+/// A constraint's query is its first few content terms: a long note must
+/// not become a paragraph-long search.
+const MAX_CONSTRAINT_TERMS: usize = 6;
 
 pub fn plan(question: &str, constraints: &[String], max_queries: usize) -> (Reflection, Vec<PlannedQuery>) {
     let mut queries = vec![PlannedQuery::new(question, "the question as asked (planner unavailable)")];
@@ -12,8 +17,11 @@ pub fn plan(question: &str, constraints: &[String], max_queries: usize) -> (Refl
     if terms.len() > 1 {
         queries.push(PlannedQuery::new(terms.join(" "), "content terms of the question"));
     }
-    for c in constraints.iter().take(max_queries.saturating_sub(queries.len())) {
-        let t = content_terms(c);
+    // A follow-up's imported findings are context, not something to search for.
+    let said = constraints.iter().filter(|c| !is_imported_constraint(c));
+    for c in said.take(max_queries.saturating_sub(queries.len())) {
+        let mut t = content_terms(c);
+        t.truncate(MAX_CONSTRAINT_TERMS);
         if !t.is_empty() {
             queries.push(PlannedQuery::new(t.join(" "), "a constraint from the user"));
         }
@@ -87,4 +95,28 @@ fn first_sentence(text: &str) -> Option<&str> {
     let end = (0..=end).rev().find(|i| t.is_char_boundary(*i)).unwrap_or(0);
     let s = t[..end].trim();
     (s.len() >= 20).then_some(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::imported::ImportedContext;
+
+    #[test]
+    fn the_plan_searches_no_imported_findings_and_keeps_notes_short() {
+        let imported = ImportedContext {
+            session_id: "s".into(),
+            question: "How does the ? operator convert errors?".into(),
+            findings: (1..=10).map(|i| format!("finding {i} about conversion traits and boxing [{i}]")).collect(),
+            sources: Vec::new(),
+        };
+        let note = "Note from the user: prefer tokio examples with thiserror derive macros and anyhow context chains";
+        let constraints = vec![imported.as_constraint(), note.to_string()];
+        let (_, queries) = plan("How do I write a From impl for my error?", &constraints, 10);
+        let texts: Vec<&str> = queries.iter().map(|q| q.text.as_str()).collect();
+        assert_eq!(texts.len(), 3, "{texts:?}");
+        assert!(texts.iter().all(|t| !t.contains("boxing") && !t.contains("follows")), "{texts:?}");
+        assert!(texts[2].contains("tokio"), "the note is still searched: {texts:?}");
+        assert!(texts[2].split_whitespace().count() <= MAX_CONSTRAINT_TERMS, "{texts:?}");
+    }
 }

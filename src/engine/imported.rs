@@ -10,6 +10,15 @@ use super::model::{SourceMeta, SourceVerdict};
 /// The earlier findings given to the reasoner are cut to this many characters.
 const MAX_FINDINGS_CHARS: usize = 2_000;
 
+/// How the imported-findings constraint begins: reasoners tell it apart
+/// from what the user said (it is context, not words to search for).
+pub const IMPORTED_CONSTRAINT_PREFIX: &str = "This follows up an earlier research session";
+
+/// Whether `constraint` is the earlier findings a follow-up starts from.
+pub fn is_imported_constraint(constraint: &str) -> bool {
+    constraint.starts_with(IMPORTED_CONSTRAINT_PREFIX)
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ImportedContext {
     /// The finished session this one follows up.
@@ -36,7 +45,7 @@ impl ImportedContext {
     /// before, so the follow-up builds on it instead of starting over.
     pub fn as_constraint(&self) -> String {
         let mut text = format!(
-            "This follows up an earlier research session (\"{}\"); its sources [1]–[{}] are already known. Its findings:",
+            "{IMPORTED_CONSTRAINT_PREFIX} (\"{}\"); its sources [1]–[{}] are already known. Its findings:",
             self.question,
             self.sources.len()
         );

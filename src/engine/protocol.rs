@@ -149,6 +149,10 @@ pub enum Event {
         /// Reflexion memories offered to the planner (their ids).
         #[serde(default)]
         memories_used: Vec<String>,
+        /// The mistakes those memories record, in the same order: what the
+        /// reflection log shows (ids alone say nothing to the reader).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        lessons_used: Vec<String>,
     },
     QuerySearched {
         iteration: u32,

@@ -129,6 +129,8 @@ pub struct IterationRecord {
     pub strategy: Option<Strategy>,
     pub reflection: Option<Reflection>,
     pub memories_used: Vec<String>,
+    /// The mistakes of `memories_used`, in the same order.
+    pub lessons_used: Vec<String>,
     pub planned: bool,
     pub queries: Vec<QueryRecord>,
     pub search_completed: bool,
@@ -213,11 +215,12 @@ impl SessionState {
                 self.pending_queries.clear();
                 self.iterations.push(rec);
             }
-            Event::Planned { iteration, reflection, queries, memories_used } => {
+            Event::Planned { iteration, reflection, queries, memories_used, lessons_used } => {
                 if let Some(it) = self.iteration_mut(*iteration) {
                     it.planned = true;
                     it.reflection = Some(reflection.clone());
                     it.memories_used = memories_used.clone();
+                    it.lessons_used = lessons_used.clone();
                     it.queries = queries.iter().cloned().map(QueryRecord::pending).collect();
                 }
             }

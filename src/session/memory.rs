@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use crate::engine::memory::{MemoryEntry, MemoryError, MemorySettings, MemoryStore, rank_similar};
+use crate::text::normalize_for_match;
 
 #[derive(Debug)]
 pub struct FileMemoryStore {
@@ -84,8 +85,20 @@ impl MemoryStore for FileMemoryStore {
         rank_similar(&self.entries(), question, &self.settings)
     }
 
+    /// The same lesson for the same question (a rerun) refreshes the
+    /// stored one (its id kept, so sessions that used it still name it)
+    /// instead of adding a copy that would crowd the prompt's few slots.
     fn store(&self, entry: MemoryEntry) -> Result<(), MemoryError> {
         let _guard = self.write_lock()?;
+        let mut entries = read_entries(&self.path, usize::MAX);
+        if let Some(pos) = entries.iter().position(|old| same_lesson(old, &entry)) {
+            let old = entries.remove(pos);
+            entries.push(MemoryEntry { id: old.id, ..entry });
+            let excess = entries.len().saturating_sub(self.settings.max_entries);
+            rewrite(&self.path, &entries[excess..])?;
+            self.forget_cache();
+            return Ok(());
+        }
         let mut line = serde_json::to_string(&entry).map_err(|e| MemoryError(e.to_string()))?;
         line.push('\n');
         // A line torn by a crash must not swallow this one.
@@ -104,15 +117,23 @@ impl MemoryStore for FileMemoryStore {
     }
 }
 
-/// The newest `max` entries, oldest first; a later line with an id
-/// already seen replaces the earlier one.
+/// Two entries teach the same thing: same question, same mistake (case
+/// and spacing aside).
+fn same_lesson(a: &MemoryEntry, b: &MemoryEntry) -> bool {
+    normalize_for_match(&a.question) == normalize_for_match(&b.question)
+        && normalize_for_match(&a.mistake) == normalize_for_match(&b.mistake)
+}
+
+/// The newest `max` entries, oldest first; a later line with an id already
+/// seen, or the same lesson (copies stored before reruns refreshed them),
+/// replaces the earlier one.
 fn read_entries(path: &Path, max: usize) -> Vec<MemoryEntry> {
     let Ok(text) = std::fs::read_to_string(path) else { return Vec::new() };
     let mut entries: Vec<MemoryEntry> = Vec::new();
     for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         match serde_json::from_str::<MemoryEntry>(line) {
             Ok(e) => {
-                entries.retain(|old| old.id != e.id);
+                entries.retain(|old| old.id != e.id && !same_lesson(old, &e));
                 entries.push(e);
             }
             Err(e) => {
@@ -185,6 +206,52 @@ mod tests {
         assert_eq!(b.get("b").unwrap().correction, "fix b");
         assert_eq!(b.clear().unwrap(), 2);
         assert!(a.entries().is_empty());
+    }
+
+    #[test]
+    fn rerunning_a_question_refreshes_its_lesson_instead_of_copying_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("memory.jsonl");
+        let store = FileMemoryStore::open(&path, MemorySettings::default());
+        let question = "What is a lifetime in Rust?";
+        let lesson = |id: &str, at: u64| MemoryEntry {
+            mistake: "The draft never said what a lifetime annotation constrains.".into(),
+            correction: format!("Say what it constrains ({id})."),
+            ..entry(id, question, at)
+        };
+        store.store(lesson("first", 1)).unwrap();
+        store.store(entry("other", question, 2)).unwrap();
+        // The same run again: same question, same mistake (spacing aside).
+        let mut again = lesson("second", 3);
+        again.question = format!("  {question} ");
+        store.store(again).unwrap();
+        let entries = store.entries();
+        assert_eq!(entries.len(), 2, "{entries:?}");
+        let refreshed = &entries[1];
+        assert_eq!(refreshed.id, "first", "the lesson keeps its id");
+        assert_eq!(refreshed.correction, "Say what it constrains (second).");
+        assert_eq!(refreshed.created_at_ms, 3);
+        assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 2, "no copy on disk");
+        // Only one of the prompt's slots goes to it.
+        let similar = store.retrieve_similar(question);
+        assert_eq!(similar.iter().filter(|e| e.mistake == refreshed.mistake).count(), 1);
+    }
+
+    #[test]
+    fn copies_stored_before_are_listed_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("memory.jsonl");
+        let lines: Vec<String> = ["a", "b"]
+            .iter()
+            .enumerate()
+            .map(|(i, id)| {
+                let e = MemoryEntry { mistake: "same".into(), ..entry(id, "same question", i as u64) };
+                serde_json::to_string(&e).unwrap()
+            })
+            .collect();
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let store = FileMemoryStore::open(&path, MemorySettings::default());
+        assert_eq!(store.entries().iter().map(|e| e.id.as_str()).collect::<Vec<_>>(), vec!["b"]);
     }
 
     #[test]

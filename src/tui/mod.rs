@@ -123,7 +123,12 @@ pub async fn live(tui: &mut Tui, opts: &Options, session: LiveSession) -> Result
         match tokio::time::timeout(std::time::Duration::from_millis(300), &mut task).await {
             Ok(Ok(result)) => engine = Some(result.map_err(|e| e.to_string())),
             Ok(Err(e)) => engine = Some(Err(e.to_string())),
-            Err(_) => task.abort(),
+            Err(_) => {
+                task.abort();
+                // Wait until it has stopped: the caller's session lock is
+                // released next, and no write may follow that.
+                let _ = (&mut task).await;
+            }
         }
     }
     Ok(LiveEnd { state: app.state, engine, draws: out.draws })

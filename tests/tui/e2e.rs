@@ -169,7 +169,7 @@ fn research_live_step_twice_answer_the_ask_then_review() {
     let t = Tmux::start("reopen", home.path(), &["open", &id], 100, 30);
     t.wait_for(&["REVIEW 3 of 3", "finished"], WAIT);
     t.keys(&["Left", "Left"]);
-    let first = t.wait_for(&["REVIEW 1 of 3", "after iteration 1: ASK"], WAIT);
+    let first = t.wait_for(&["REVIEW 1 of 3", "iteration 1 → ASK"], WAIT);
     assert!(first.contains("ASK ✓"), "the answered ask is shown:\n{first}");
     t.keys(&["q"]);
     t.wait_for(&["[exit 0]"], WAIT);
@@ -202,6 +202,36 @@ fn quitting_at_an_ask_keeps_it_open_in_the_log() {
     );
 }
 
+/// While a live TUI writes session `id`: `sleuth sessions` lists it running
+/// under the TUI's pid, and a second `resume` is refused naming that pid,
+/// writing nothing.
+fn assert_locked_by_the_live_tui(home: &std::path::Path, id: &str) {
+    let lock = home.join("sessions").join(id).join("lock");
+    let pid: u32 = std::fs::read_to_string(&lock).unwrap().trim().parse().expect("the lock file names the TUI's pid");
+    assert_ne!(pid, std::process::id());
+    let sleuth = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_sleuth"))
+            .env("SLEUTH_HOME", home)
+            .env_remove("SLEUTH_LOG")
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let listed = sleuth(&["sessions", "--json"]);
+    let rows: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let row = rows.as_array().unwrap().iter().find(|r| r["id"] == id).expect("the session is listed");
+    assert_eq!(row["status"], "running", "{row}");
+    assert_eq!(row["pid"], pid, "{row}");
+    let before = std::fs::read(home.join("sessions").join(id).join("events.jsonl")).unwrap();
+    let second = sleuth(&["resume", id, "--headless"]);
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert!(!second.status.success(), "a second writer was let in: {err}");
+    assert!(err.contains("open in another sleuth process") && err.contains(&format!("pid {pid}")), "{err}");
+    let after = std::fs::read(home.join("sessions").join(id).join("events.jsonl")).unwrap();
+    assert_eq!(before, after, "the refused resume wrote nothing");
+}
+
 #[test]
 fn resuming_a_session_that_was_quit_at_an_ask_asks_again_and_finishes() {
     if skip() {
@@ -215,14 +245,18 @@ fn resuming_a_session_that_was_quit_at_an_ask_asks_again_and_finishes() {
         ["--set", &set_corpus, "--set", "local.tier=5", "--set", "search.results_per_query=8", "What is mercury?"];
     let t = Tmux::start("resume-ask", home.path(), &args, 100, 30);
     t.wait_for(&["sleuth asks (iteration 1)"], WAIT);
+    // A new session in the TUI is locked while it is open.
+    let id = crate::support::e2e::session_ids(home.path()).pop().expect("the TUI created its session");
+    assert_locked_by_the_live_tui(home.path(), &id);
     t.keys(&["q"]);
     let bye = t.wait_for(&["[exit 0]", "a question waits for your answer"], WAIT);
-    let id = saved_session(&bye);
+    assert_eq!(saved_session(&bye), id);
     drop(t);
 
     // `sleuth resume` on a terminal continues in the TUI: the same ASK again.
     let t = Tmux::start("resume-ask-2", home.path(), &["resume", &id], 100, 30);
     t.wait_for(&["sleuth asks (iteration 1)"], WAIT);
+    assert_locked_by_the_live_tui(home.path(), &id);
     t.keys(&["Enter"]);
     t.wait_for(&["finished"], WAIT);
     t.keys(&["q"]);

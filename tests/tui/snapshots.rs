@@ -134,6 +134,25 @@ fn review_at_an_early_iteration() {
     });
 }
 
+/// Iteration 1 in review, reflection focused: the lessons its plan was
+/// given, one line each (a hostile one drawn as plain text), and the
+/// monitor's stage row whole.
+#[test]
+fn review_lessons_from_memory() {
+    both("review_lessons", |w, h| {
+        let lessons = vec![
+            "The draft cited a forum post as if it were the reference documentation for the ? operator".into(),
+            "Missed \u{1b}[31mthe From\u{7} impl\u{1b}]0;pwned\u{7} that the conversion relies on".into(),
+        ];
+        let records = Sample { lessons, ..Sample::default() }.records();
+        let mut app = App::review(records, Theme::default(), Keymap::default()).with_size(w, h);
+        key(&mut app, KeyCode::Left);
+        key(&mut app, KeyCode::Left);
+        key(&mut app, KeyCode::Tab);
+        app
+    });
+}
+
 #[test]
 fn help() {
     both("help", |w, h| {

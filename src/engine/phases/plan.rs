@@ -38,6 +38,7 @@ impl Engine {
             iteration: n,
             reflection,
             queries,
+            lessons_used: memories.iter().map(|m| m.mistake.clone()).collect(),
             memories_used: memories.into_iter().map(|m| m.id).collect(),
         })
     }

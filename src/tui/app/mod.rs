@@ -224,7 +224,8 @@ impl App {
             Some(r) if r.at < r.iterations() => {
                 let decision = self.state.current().and_then(|it| it.decision.as_ref());
                 match decision {
-                    Some(d) => format!("after iteration {}: {}", r.at, d.action),
+                    // Short enough for the monitor's stage row.
+                    Some(d) => format!("iteration {} → {}", r.at, d.action),
                     None => format!("during iteration {}", r.at),
                 }
             }

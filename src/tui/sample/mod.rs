@@ -40,6 +40,8 @@ pub struct Sample {
     /// Source 2's title and text carry terminal escape sequences.
     pub hostile_source: bool,
     pub report_chunks: usize,
+    /// The mistakes of the reflexion memories offered to the first plan.
+    pub lessons: Vec<String>,
 }
 
 impl Default for Sample {
@@ -52,6 +54,7 @@ impl Default for Sample {
             stop: Stop::Finished,
             hostile_source: false,
             report_chunks: 12,
+            lessons: Vec::new(),
         }
     }
 }
@@ -103,7 +106,8 @@ impl Sample {
                     iteration: 1,
                     reflection: reflection(1),
                     queries: queries.clone(),
-                    memories_used: vec![],
+                    memories_used: (1..=self.lessons.len()).map(|i| format!("memory-{i}")).collect(),
+                    lessons_used: self.lessons.clone(),
                 });
                 queries
             } else {

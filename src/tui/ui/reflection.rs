@@ -12,7 +12,7 @@ use super::widgets::{heading, scrolled};
 use crate::engine::model::Severity;
 use crate::engine::state::{IterationRecord, QueryResult};
 use crate::tui::app::{App, Pane, SearchTarget};
-use crate::tui::text::{inline, mark, wrap};
+use crate::tui::text::{inline, mark, truncate, wrap};
 use crate::tui::theme::Theme;
 
 pub struct ReflectionPane<'a>(pub &'a App);
@@ -37,7 +37,7 @@ fn severity_style(t: &Theme, s: Severity) -> ratatui::style::Style {
 }
 
 /// Every line of the pane for `it`, before wrapping.
-fn logical(app: &App, it: &IterationRecord) -> Vec<Line<'static>> {
+fn logical(app: &App, it: &IterationRecord, width: usize) -> Vec<Line<'static>> {
     let t = &app.theme;
     let text = |s: String| Span::styled(s, t.text);
     let muted = |s: String| Span::styled(s, t.muted);
@@ -59,6 +59,11 @@ fn logical(app: &App, it: &IterationRecord) -> Vec<Line<'static>> {
     }
     if !it.memories_used.is_empty() {
         out.push(Line::from(muted(format!("  lessons from memory: {}", it.memories_used.len()))));
+        // One line each, cut to the pane: a reminder, not the whole lesson.
+        for lesson in &it.lessons_used {
+            let room = width.saturating_sub(4).max(1);
+            out.push(Line::from(muted(format!("  • {}", truncate(&inline(lesson), room)))));
+        }
     }
     out.push(heading(t, "Queries"));
     for (i, q) in it.queries.iter().enumerate() {
@@ -189,7 +194,7 @@ pub fn lines(app: &App, width: usize) -> Vec<Line<'static>> {
         return vec![Line::from(Span::styled("no iteration yet", app.theme.muted))];
     };
     let term = app.search_term(SearchTarget::Pane(Pane::Reflection));
-    let marked = logical(app, it).into_iter().map(|l| mark(l, term, app.theme.search_match)).collect();
+    let marked = logical(app, it, width).into_iter().map(|l| mark(l, term, app.theme.search_match)).collect();
     wrap(marked, width)
 }
 
