@@ -448,7 +448,7 @@ fn ctrl_c_at_the_ask_prompt_cancels() {
 }
 
 /// A sentence repeated word for word (across pages, or within one) is
-/// quoted once, and an aspect the answer covers gets no empty section.
+/// quoted once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_repeated_sentence_is_quoted_once() {
     let dir = tempfile::tempdir().expect("tempdir");
