@@ -171,6 +171,17 @@ async fn circuit_breaker_sets_degraded_mode_and_the_report_says_so() {
     let out = Harness::new(settings(2), ScriptedReasoner::new(vec![Turn::coverage(1, 4)]), p).run("widgets").await;
     let kinds: Vec<&str> = out.records.iter().map(|r| r.event.kind()).collect();
     assert!(kinds.contains(&"circuit_opened"), "{kinds:?}");
+    // Every query of the iteration fails at once: the half-the-queries rule
+    // opens the circuit before three failures in a row, and the event says so.
+    let opened: Vec<&str> = out
+        .records
+        .iter()
+        .filter_map(|r| match &r.event {
+            sleuth::engine::Event::CircuitOpened { reason, .. } => Some(reason.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(opened[0].contains("of this iteration's") && !opened[0].contains("consecutive"), "{opened:?}");
     assert!(kinds.contains(&"degraded_mode"));
     assert!(kinds.contains(&"no_valid_sources"), "nothing to draft from: refine instead");
     assert!(out.state.iterations[0].draft.is_none());

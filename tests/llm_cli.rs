@@ -161,6 +161,39 @@ async fn an_unreachable_endpoint_fails_fast_with_the_url_and_the_fix() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_marks_an_unreachable_endpoint_and_skips_a_schema_probe_it_cannot_make() {
+    let home = tempfile::tempdir().unwrap();
+    write_config(home.path(), "[research]\nreasoner = \"llm\"\n[llm]\nbase_url = \"http://127.0.0.1:1/v1\"\n");
+    let out = sleuth(home.path(), &["doctor", "--skip-search"]).await;
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{table}");
+    let header = table.lines().find(|l| l.starts_with("llm endpoint `default`")).unwrap_or_default();
+    assert!(header.contains("FAIL") && header.contains("unreachable"), "the header row shows the failure:\n{table}");
+    assert!(!header.contains(" ok "), "{table}");
+
+    // `omit_params` names response_format: the schema is never sent, so not probed.
+    let fake = FakeLlm::start().await;
+    write_config(
+        home.path(),
+        &format!(
+            "[research]\nreasoner = \"llm\"\n[llm]\nbase_url = \"{}\"\nmodel = \"test-model\"\nomit_params = [\"response_format\"]\n",
+            fake.base_url()
+        ),
+    );
+    let out = sleuth(home.path(), &["doctor", "--skip-search"]).await;
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{table}");
+    let schema = table.lines().find(|l| l.contains("json_schema output")).unwrap_or_default();
+    assert!(schema.contains("not probed (response_format omitted)") && !schema.contains("supported"), "{table}");
+    assert!(
+        table.lines().any(|l| l.contains("chat round trip") && l.contains(" ok ")),
+        "still one round trip:\n{table}"
+    );
+    let sent = fake.state.requests.lock().unwrap().clone();
+    assert!(!sent.is_empty() && sent.iter().all(|b| b.get("response_format").is_none()), "{sent:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn doctor_reports_models_schema_support_and_round_trip() {
     let fake = FakeLlm::start().await;
     let home = tempfile::tempdir().unwrap();

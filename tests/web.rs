@@ -433,6 +433,73 @@ async fn strict_mode_with_only_tier_5_results_refines_and_excludes_the_site() {
     assert!(refined.iter().all(|q| q.contains("documentation")), "the positive keyword too: {refined:?}");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn strict_mode_over_unknown_domains_says_why_and_how_to_widen_it() {
+    let server = MockServer::start().await;
+    let port = server.address().port();
+    for i in 0..3 {
+        html_page(&server, &format!("/blog{i}"), article("Blog post", "2025-01-01", &[&fact(i)])).await;
+    }
+    page(
+        &server,
+        "/paper.pdf",
+        ResponseTemplate::new(200).set_body_raw(b"%PDF-1.7\n%binary".to_vec(), "application/pdf"),
+    )
+    .await;
+    page(&server, "/loop-a", ResponseTemplate::new(302).insert_header("location", "/loop-b")).await;
+    page(&server, "/loop-b", ResponseTemplate::new(302).insert_header("location", "/loop-a")).await;
+    // Every query, in every iteration, finds the same pages of a domain no
+    // tier entry names, plus a PDF and a redirect loop.
+    searxng(&server, move |_| {
+        let mut hits: Vec<Hit> =
+            (0..3).map(|i| hit(&format!("http://blog.unknown.test:{port}/blog{i}"), "post")).collect();
+        hits.push(hit(&format!("http://blog.unknown.test:{port}/paper.pdf"), "paper"));
+        hits.push(hit(&format!("http://blog.unknown.test:{port}/loop-a"), "loop"));
+        hits
+    })
+    .await;
+    let searx = provider(Searxng::new(&server.uri(), client(&web_config(), &server, &["blog.unknown.test"])).unwrap());
+    let mut settings = support::settings(2);
+    settings.source_mode = SourceMode::Strict;
+    settings.tiers = tiers(&[("official.test", 1, "official")]);
+    let dir = tempfile::tempdir().unwrap();
+    let done =
+        run(settings, vec![vec![searx]], ScriptedReasoner::new(vec![Turn::coverage(1, 1)]), QUESTION, dir.path()).await;
+
+    // The pages skipped at fetch were fetched too, and rejected.
+    let first = &done.state.iterations[0];
+    let (_, report) = first.review.as_ref().unwrap();
+    assert_eq!((report.total_fetched, report.verified, report.rejected), (5, 0, 5), "{report:?}");
+    assert_eq!(report.rejection_breakdown.get("tier_filtered"), Some(&3));
+    assert_eq!(report.rejection_breakdown.get("unreadable"), Some(&1), "the PDF");
+    assert_eq!(report.rejection_breakdown.get("fetch_failed"), Some(&1), "the redirect loop");
+
+    // Iteration 2 finds only what iteration 1 filtered out: strict mode is still the reason.
+    let second = &done.state.iterations[1];
+    let hits: usize = second
+        .queries
+        .iter()
+        .map(|q| match &q.result {
+            Some(sleuth::engine::state::QueryResult::Searched { hits, .. }) => *hits,
+            _ => 0,
+        })
+        .sum();
+    assert!(hits > 0 && second.new_sources.is_empty());
+    let reason = second.no_valid_sources.as_deref().unwrap_or_default();
+    assert!(reason.starts_with("strict mode kept none of the 3 sources"), "{reason}");
+    assert!(!reason.contains("no sources were found"), "{reason}");
+
+    // The report says strict mode dropped everything, and how to widen it.
+    let caveats = &done.state.report.as_ref().unwrap().caveats;
+    let strict = caveats.iter().find(|c| c.starts_with("Strict mode filtered out every source")).unwrap_or_else(|| {
+        panic!("no strict-mode caveat in {caveats:?}");
+    });
+    assert!(
+        strict.contains("3 of 3") && strict.contains("--mode discovery") && strict.contains("[source_tiers]"),
+        "{strict}"
+    );
+}
+
 async fn tiered_session(mode: SourceMode, social_text: &str) -> mock::Finished {
     let server = MockServer::start().await;
     let port = server.address().port();

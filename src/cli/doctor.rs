@@ -18,7 +18,7 @@ enum Status {
     Ok,
     Warn,
     Fail,
-    /// Failed, but not needed by the configuration as it stands.
+    /// Failed or not checked, but not needed by the configuration as it stands.
     Skip,
 }
 
@@ -85,11 +85,16 @@ fn ms(d: Duration) -> String {
 }
 
 fn endpoint_rows(r: &EndpointReport, needed: bool, rows: &mut Vec<Row>) {
-    rows.push(row(format!("llm endpoint `{}`", r.name), Status::Ok, r.url.clone()));
+    // The header row carries the endpoint's state: an unreachable one is
+    // not "ok" whatever its rows below say.
+    let header = format!("llm endpoint `{}`", r.name);
     match &r.reachable {
-        Ok(d) => rows.push(row("  reachable", Status::Ok, format!("/models answered in {}", ms(*d)))),
+        Ok(d) => {
+            rows.push(row(header, Status::Ok, r.url.clone()));
+            rows.push(row("  reachable", Status::Ok, format!("/models answered in {}", ms(*d))));
+        }
         Err(e) => {
-            rows.push(row("  reachable", required(needed), e.clone()));
+            rows.push(row(header, required(needed), format!("unreachable: {e}")));
             return;
         }
     }
@@ -133,6 +138,7 @@ fn endpoint_rows(r: &EndpointReport, needed: bool, rows: &mut Vec<Row>) {
             ),
         ),
         SchemaSupport::Unknown(e) => (Status::Warn, format!("unknown: {e}")),
+        SchemaSupport::NotProbed(why) => (Status::Skip, format!("not probed ({why})")),
     };
     rows.push(row("  json_schema output", status, detail));
     match &r.round_trip {

@@ -42,6 +42,9 @@ pub fn line(record: &EventRecord, state: &SessionState) -> Option<String> {
         Event::SearchCompleted { iteration, new_sources } => {
             format!("{} {new_sources} new sources ({} in total)", it(iteration), state.sources.len())
         }
+        Event::Reviewed { iteration, report, .. } if report.total_fetched == 0 => {
+            format!("{} review: no new sources", it(iteration))
+        }
         Event::Reviewed { iteration, report, .. } => format!(
             "{} review: kept {} of {} (quality {:.2}{})",
             it(iteration),
@@ -80,10 +83,10 @@ pub fn line(record: &EventRecord, state: &SessionState) -> Option<String> {
             v.claims_checked,
             v.unknown_ids.len()
         ),
-        Event::ReportWritten { report } => format!(
-            "report written from iteration {}",
-            report.based_on_iteration.map_or("-".to_string(), |n| n.to_string())
-        ),
+        Event::ReportWritten { report } => match report.based_on_iteration {
+            Some(n) => format!("report written from iteration {n}"),
+            None => "report written: no draft was written, so it holds only its caveats".to_string(),
+        },
         Event::SessionEnded { .. } => {
             let last = state.current().and_then(|i| i.decision.as_ref());
             let ask = last.is_some_and(|d| d.action == Action::Ask);
@@ -97,4 +100,56 @@ pub fn line(record: &EventRecord, state: &SessionState) -> Option<String> {
         }
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::engine::model::{QualityReport, Report, StopReason};
+
+    fn record(event: Event) -> EventRecord {
+        EventRecord { seq: 1, at_ms: 0, elapsed_ms: 0, event }
+    }
+
+    fn report(fetched: usize, kept: usize) -> QualityReport {
+        QualityReport {
+            total_fetched: fetched,
+            verified: kept,
+            rejected: fetched - kept,
+            rejection_breakdown: BTreeMap::new(),
+            quality_score: if fetched == 0 { 0.0 } else { kept as f64 / fetched as f64 },
+            meets_threshold: fetched > 0,
+            suggested_refinement: None,
+        }
+    }
+
+    fn reviewed(fetched: usize, kept: usize) -> Option<String> {
+        let event = Event::Reviewed { iteration: 2, verdicts: Vec::new(), report: report(fetched, kept) };
+        line(&record(event), &SessionState::default())
+    }
+
+    #[test]
+    fn an_iteration_without_new_sources_says_so() {
+        assert_eq!(reviewed(0, 0).as_deref(), Some("[2] review: no new sources"));
+        assert_eq!(reviewed(4, 2).as_deref(), Some("[2] review: kept 2 of 4 (quality 0.50)"));
+    }
+
+    #[test]
+    fn a_report_without_a_draft_says_no_draft_was_written() {
+        let written = |based_on| {
+            let report = Report {
+                markdown: String::new(),
+                claims: Vec::new(),
+                based_on_iteration: based_on,
+                caveats: Vec::new(),
+                stop: StopReason::Cancelled,
+            };
+            line(&record(Event::ReportWritten { report }), &SessionState::default()).unwrap()
+        };
+        assert_eq!(written(Some(3)), "report written from iteration 3");
+        let none = written(None);
+        assert!(none.contains("no draft was written") && !none.contains('-'), "{none}");
+    }
 }

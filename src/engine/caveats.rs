@@ -4,6 +4,7 @@
 use super::model::{DecisionReason, StopReason};
 use super::settings::DecideSettings;
 use super::state::SessionState;
+use super::tiers::STRICT_REASON_PREFIX;
 
 pub fn caveats(state: &SessionState, stop: StopReason, based_on: Option<u32>, s: &DecideSettings) -> Vec<String> {
     let mut out = Vec::new();
@@ -12,6 +13,9 @@ pub fn caveats(state: &SessionState, stop: StopReason, based_on: Option<u32>, s:
             "Search capabilities were limited; this answer is based on partial information ({}).",
             state.degraded.join("; ")
         ));
+    }
+    if let Some(c) = no_sources_caveat(state) {
+        out.push(c);
     }
     let best = based_on.and_then(|n| state.iteration_record(n));
     let eval = best.and_then(|it| it.evaluation.as_ref());
@@ -67,4 +71,29 @@ pub fn caveats(state: &SessionState, stop: StopReason, based_on: Option<u32>, s:
         ));
     }
     out
+}
+
+/// When nothing usable was left to draft from, why: from the iterations'
+/// `no_valid_sources` events. Strict mode gets its own caveat, with the two
+/// ways to widen it.
+fn no_sources_caveat(state: &SessionState) -> Option<String> {
+    if state.usable_sources().next().is_some() {
+        return None;
+    }
+    let reasons: Vec<&str> = state.iterations.iter().filter_map(|it| it.no_valid_sources.as_deref()).collect();
+    let last = reasons.last()?;
+    if reasons.iter().any(|r| r.starts_with(STRICT_REASON_PREFIX)) {
+        let filtered = state
+            .sources
+            .iter()
+            .filter(|s| s.verdict.as_ref().and_then(|v| v.reason.as_deref()) == Some("tier_filtered"))
+            .count();
+        return Some(format!(
+            "Strict mode filtered out every source found ({filtered} of {}): it keeps only tiers 1–2, and \
+             unknown domains are dropped. To widen it, run with `--mode discovery` (or `source_mode = \"discovery\"` \
+             under `[research]`), or list the domains you trust as tier 1 or 2 under `[source_tiers]`.",
+            state.sources.len()
+        ));
+    }
+    Some(format!("No usable source was found, so no answer could be drafted ({last})."))
 }

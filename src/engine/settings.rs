@@ -123,12 +123,25 @@ pub struct ReviewSettings {
 
 impl Default for ReviewSettings {
     fn default() -> Self {
-        let mut refinements = BTreeMap::new();
-        refinements.insert(
-            "tier_filtered".to_string(),
-            RefinementRule { negative: Vec::new(), positive: vec!["documentation".into()] },
-        );
-        refinements.insert("too_short".to_string(), RefinementRule { negative: Vec::new(), positive: Vec::new() });
+        let rule = |negative: &[&str], positive: &[&str]| RefinementRule {
+            negative: negative.iter().map(|s| s.to_string()).collect(),
+            positive: positive.iter().map(|s| s.to_string()).collect(),
+        };
+        // Keys are the reasons the reviewers give (prompts/review.md, the
+        // built-in reviewer) and the ones sleuth sets itself (tiers, fetch).
+        // `off_topic` adds no fixed word: the terms recurring among its
+        // rejected sources (their signals) are its negative keywords.
+        let refinements = BTreeMap::from([
+            ("tier_filtered".to_string(), rule(&[], &["documentation"])),
+            ("too_short".to_string(), rule(&[], &["guide"])),
+            ("off_topic".to_string(), rule(&[], &[])),
+            ("spam".to_string(), rule(&["coupon", "promo code", "casino"], &[])),
+            ("duplicate".to_string(), rule(&["mirror"], &[])),
+            ("low_quality".to_string(), rule(&[], &["documentation"])),
+            ("outdated".to_string(), rule(&[], &["latest"])),
+            ("redirect".to_string(), rule(&["has moved"], &[])),
+            ("unreadable".to_string(), rule(&["pdf"], &[])),
+        ]);
         Self { quality_threshold: 0.3, refinements, max_signal_keywords: 3 }
     }
 }

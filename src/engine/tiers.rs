@@ -28,6 +28,10 @@ impl SourceMode {
     }
 }
 
+/// The start of every `no_valid_sources` reason strict mode gives; the
+/// report's caveat looks for it.
+pub const STRICT_REASON_PREFIX: &str = "strict mode";
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TierEntry {

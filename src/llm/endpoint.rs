@@ -196,6 +196,11 @@ impl Endpoint {
         self.timeout = timeout;
     }
 
+    /// True when `omit_params` names `param`: it is never sent.
+    pub fn omits(&self, param: &str) -> bool {
+        self.omit.contains(param)
+    }
+
     pub fn has_key(&self) -> bool {
         self.secret.is_some()
     }

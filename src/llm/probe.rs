@@ -65,6 +65,9 @@ pub enum SchemaSupport {
     Rejected(String),
     /// Could not tell (the call failed for another reason).
     Unknown(String),
+    /// Not asked: the endpoint is configured never to send the parameter
+    /// (`omit_params` names it), so the answer would mean nothing.
+    NotProbed(String),
 }
 
 /// `sleuth doctor`'s findings about one endpoint.
@@ -130,7 +133,8 @@ pub async fn diagnose(r: &LlmReasoner) -> Vec<EndpointReport> {
 }
 
 /// Asks for `{"ok": true}` under a JSON schema; falls back to a plain call
-/// for the round trip when the schema is refused.
+/// for the round trip when the schema is refused. An endpoint that omits
+/// `response_format` gets the plain call only.
 async fn schema_probe(ep: &Endpoint, model: &str) -> (SchemaSupport, Result<Duration, String>) {
     let schema = json!({
         "type": "object",
@@ -145,6 +149,11 @@ async fn schema_probe(ep: &Endpoint, model: &str) -> (SchemaSupport, Result<Dura
         max_tokens: 256,
         temperature: 0.0,
     };
+    if ep.omits("response_format") {
+        request.format = Format::Text;
+        let round_trip = ep.chat(&request).await.map(|r| r.latency).map_err(|e| e.to_string());
+        return (SchemaSupport::NotProbed("response_format omitted".into()), round_trip);
+    }
     match ep.chat(&request).await {
         Ok(reply) => {
             let ok = super::structured::parse::<serde_json::Value>(&reply.text)

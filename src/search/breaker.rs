@@ -14,6 +14,29 @@ pub enum BreakerState {
     HalfOpen,
 }
 
+/// Which rule opened a circuit: the `circuit_opened` event says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trip {
+    /// `threshold` failures in a row.
+    Consecutive { failures: u32 },
+    /// Failures on half (or more) of an iteration's queries.
+    IterationShare { failures: u32, queries: u32 },
+    /// The one trial call after the cool-down failed.
+    TrialFailed,
+}
+
+impl std::fmt::Display for Trip {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Trip::Consecutive { failures } => write!(f, "{failures} consecutive failures"),
+            Trip::IterationShare { failures, queries } => {
+                write!(f, "failures on {failures} of this iteration's {queries} queries (half or more)")
+            }
+            Trip::TrialFailed => write!(f, "the trial call after the cool-down failed"),
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Breaker {
     threshold: u32,
@@ -23,6 +46,7 @@ pub struct Breaker {
     /// Failures since `begin_iteration`, and how many open the circuit.
     iteration_failures: u32,
     iteration_limit: Option<u32>,
+    iteration_queries: u32,
 }
 
 impl Breaker {
@@ -34,6 +58,7 @@ impl Breaker {
             opened_at: None,
             iteration_failures: 0,
             iteration_limit: None,
+            iteration_queries: 0,
         }
     }
 
@@ -41,6 +66,7 @@ impl Breaker {
     /// afresh, and half of its queries failing opens the circuit.
     pub fn begin_iteration(&mut self, queries: usize) {
         self.iteration_failures = 0;
+        self.iteration_queries = queries as u32;
         self.iteration_limit = (queries > 0).then(|| (queries as u32).div_ceil(2).max(2));
     }
 
@@ -61,18 +87,25 @@ impl Breaker {
         self.opened_at = None;
     }
 
-    /// Records a failure; true when this failure opened the circuit.
-    pub fn record_failure(&mut self) -> bool {
+    /// Records a failure; `Some(rule)` when this failure opened the circuit.
+    pub fn record_failure(&mut self) -> Option<Trip> {
         self.consecutive_failures += 1;
         self.iteration_failures += 1;
-        let half_open = self.state() == BreakerState::HalfOpen;
-        let too_many = self.consecutive_failures >= self.threshold
-            || self.iteration_limit.is_some_and(|limit| self.iteration_failures >= limit);
-        if half_open || (self.opened_at.is_none() && too_many) {
+        let trip = if self.state() == BreakerState::HalfOpen {
+            Some(Trip::TrialFailed)
+        } else if self.opened_at.is_some() {
+            None
+        } else if self.consecutive_failures >= self.threshold {
+            Some(Trip::Consecutive { failures: self.consecutive_failures })
+        } else if self.iteration_limit.is_some_and(|limit| self.iteration_failures >= limit) {
+            Some(Trip::IterationShare { failures: self.iteration_failures, queries: self.iteration_queries })
+        } else {
+            None
+        };
+        if trip.is_some() {
             self.opened_at = Some(Instant::now());
-            return true;
         }
-        false
+        trip
     }
 
     pub fn consecutive_failures(&self) -> u32 {
@@ -87,14 +120,14 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn opens_after_threshold_and_half_opens_after_cooldown() {
         let mut b = Breaker::new(3, Duration::from_secs(60));
-        assert!(!b.record_failure());
-        assert!(!b.record_failure());
-        assert!(b.record_failure(), "third consecutive failure opens");
+        assert_eq!(b.record_failure(), None);
+        assert_eq!(b.record_failure(), None);
+        assert_eq!(b.record_failure(), Some(Trip::Consecutive { failures: 3 }), "third consecutive failure opens");
         assert_eq!(b.state(), BreakerState::Open);
         assert!(!b.allows());
         tokio::time::advance(Duration::from_secs(61)).await;
         assert_eq!(b.state(), BreakerState::HalfOpen);
-        assert!(b.record_failure(), "a failed trial re-opens");
+        assert_eq!(b.record_failure(), Some(Trip::TrialFailed), "a failed trial re-opens");
         assert!(!b.allows());
         tokio::time::advance(Duration::from_secs(61)).await;
         b.record_success();
@@ -108,10 +141,13 @@ mod tests {
         let mut b = Breaker::new(3, Duration::from_secs(60));
         b.begin_iteration(10);
         for i in 0..4 {
-            assert!(!b.record_failure(), "failure {i}");
+            assert_eq!(b.record_failure(), None, "failure {i}");
             b.record_success();
         }
-        assert!(b.record_failure());
+        let trip = b.record_failure().expect("half of the iteration opens it");
+        assert_eq!(trip, Trip::IterationShare { failures: 5, queries: 10 });
+        assert_eq!(trip.to_string(), "failures on 5 of this iteration's 10 queries (half or more)");
+        assert!(!trip.to_string().contains("consecutive"));
         // A new iteration counts afresh.
         let mut b = Breaker::new(3, Duration::from_secs(60));
         b.begin_iteration(10);
@@ -120,7 +156,7 @@ mod tests {
             b.record_success();
         }
         b.begin_iteration(10);
-        assert!(!b.record_failure());
+        assert_eq!(b.record_failure(), None);
     }
 
     #[test]
@@ -129,7 +165,7 @@ mod tests {
         b.record_failure();
         b.record_failure();
         b.record_success();
-        assert!(!b.record_failure());
+        assert_eq!(b.record_failure(), None);
         assert_eq!(b.consecutive_failures(), 1);
     }
 }

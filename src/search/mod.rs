@@ -11,6 +11,6 @@ pub mod registry;
 mod router;
 pub mod web;
 
-pub use breaker::{Breaker, BreakerState};
+pub use breaker::{Breaker, BreakerState, Trip};
 pub use provider::{FetchedDoc, ProviderError, SearchHit, SearchProvider, SearchQuery};
 pub use router::{ChainAttempt, RoutedSearch, SearchRouter};

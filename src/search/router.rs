@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::{Breaker, FetchedDoc, ProviderError, SearchHit, SearchProvider, SearchQuery};
+use super::{Breaker, FetchedDoc, ProviderError, SearchHit, SearchProvider, SearchQuery, Trip};
 use crate::engine::settings::SearchSettings;
 use crate::resilience::{RetryPolicy, retry};
 
@@ -20,8 +20,8 @@ pub struct ChainAttempt {
     pub provider: String,
     pub error: String,
     pub attempts: u32,
-    /// This failure opened the provider's circuit.
-    pub circuit_opened: bool,
+    /// This failure opened the provider's circuit, by this rule.
+    pub circuit_opened: Option<Trip>,
     /// The provider was not called: its circuit was already open.
     pub skipped_open: bool,
     /// The provider the chain moved on to, if any.
@@ -109,7 +109,7 @@ impl SearchRouter {
                     provider: name,
                     error: "circuit open".into(),
                     attempts: 0,
-                    circuit_opened: false,
+                    circuit_opened: None,
                     skipped_open: true,
                     fallback_to: next,
                 });
@@ -128,7 +128,7 @@ impl SearchRouter {
                     return out;
                 }
                 Err(e) => {
-                    let opened = slot.breaker.lock().map(|mut b| b.record_failure()).unwrap_or(false);
+                    let opened = slot.breaker.lock().ok().and_then(|mut b| b.record_failure());
                     last_error = format!("{name}: {e}");
                     out.failures.push(ChainAttempt {
                         provider: name,
@@ -218,13 +218,31 @@ mod tests {
             let r = router.search(&q(&format!("q{i}"))).await;
             assert_eq!(r.providers_used, vec!["brave"]);
             assert_eq!(r.failures[0].fallback_to.as_deref(), Some("brave"));
-            assert_eq!(r.failures[0].circuit_opened, i == 2, "opens on the third failure");
+            assert_eq!(r.failures[0].circuit_opened.is_some(), i == 2, "opens on the third failure");
         }
         assert_eq!(bad.calls.load(Ordering::SeqCst), 9, "3 queries × 3 attempts");
         let r = router.search(&q("q4")).await;
         assert!(r.failures[0].skipped_open);
         assert_eq!(bad.calls.load(Ordering::SeqCst), 9, "open circuit: not called");
         assert_eq!(r.hits.len(), 1);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_failure_that_opens_a_circuit_names_its_rule() {
+        let (bad, good) = (provider("tavily", true), provider("brave", false));
+        let router = SearchRouter::new(vec![vec![bad, good]], &settings());
+        // Four queries: the second failure is half of them, before three in a row.
+        router.begin_iteration(4);
+        assert_eq!(router.search(&q("q0")).await.failures[0].circuit_opened, None);
+        let opened = router.search(&q("q1")).await.failures[0].circuit_opened;
+        assert_eq!(opened, Some(Trip::IterationShare { failures: 2, queries: 4 }));
+        // Without an iteration's count, three in a row open it.
+        let router = SearchRouter::new(vec![vec![provider("tavily", true)]], &settings());
+        let mut trips = Vec::new();
+        for i in 0..3 {
+            trips.push(router.search(&q(&format!("q{i}"))).await.failures[0].circuit_opened);
+        }
+        assert_eq!(trips, vec![None, None, Some(Trip::Consecutive { failures: 3 })]);
     }
 
     #[tokio::test(start_paused = true)]

@@ -6,10 +6,10 @@ use std::collections::HashMap;
 use crate::engine::fallback;
 use crate::engine::model::{SourceId, SourceKind, SourceVerdict};
 use crate::engine::protocol::Event;
-use crate::engine::quality::quality_report;
+use crate::engine::quality::{quality_report, skip_rejection};
 use crate::engine::reasoner::ReviewContext;
 use crate::engine::run::{Engine, EngineError};
-use crate::engine::tiers::admits;
+use crate::engine::tiers::{STRICT_REASON_PREFIX, SourceMode, admits};
 
 impl Engine {
     pub(crate) async fn review_phase(&mut self, n: u32) -> Result<(), EngineError> {
@@ -74,20 +74,53 @@ impl Engine {
                 v.reason = None;
             }
         }
-        let report = quality_report(&verdicts, &self.settings.review);
+        // Pages found but not readable (a PDF, a redirect loop, a failed
+        // fetch, no text) were fetched too: the report counts them.
+        let skipped: Vec<&'static str> = self
+            .state
+            .iteration_record(n)
+            .map(|it| it.skipped.iter().map(|s| skip_rejection(&s.reason)).collect())
+            .unwrap_or_default();
+        let report = quality_report(&verdicts, &skipped, &self.settings.review);
         self.emit(Event::Reviewed { iteration: n, verdicts, report })?;
         if self.state.usable_sources().next().is_none() {
-            let reason = match self.state.iteration_record(n).map(|it| it.new_sources.len()) {
-                Some(0) => "no sources were found".to_string(),
-                Some(k) if mode == crate::engine::tiers::SourceMode::Strict => {
-                    format!("strict mode kept none of the {k} sources found (only tiers 1–2 are allowed)")
-                }
-                Some(k) => format!("review kept none of the {k} sources found"),
-                None => "no sources".to_string(),
-            };
+            let reason = self.no_usable_reason(n);
             self.emit(Event::NoValidSources { iteration: n, reason })?;
         }
         Ok(())
+    }
+
+    /// Why nothing is left to draft from. In strict mode, once anything was
+    /// found the tier filter is the cause, even in an iteration whose hits
+    /// all repeated sources it had already filtered out.
+    fn no_usable_reason(&self, n: u32) -> String {
+        let Some(it) = self.state.iteration_record(n) else { return "no sources".to_string() };
+        let new = it.new_sources.len();
+        let hits: usize = it
+            .queries
+            .iter()
+            .map(|q| match &q.result {
+                Some(crate::engine::state::QueryResult::Searched { hits, .. }) => *hits,
+                _ => 0,
+            })
+            .sum();
+        let known = self.state.sources.len();
+        if self.settings.source_mode == SourceMode::Strict && (new > 0 || known > 0) {
+            return match new {
+                0 => format!(
+                    "{STRICT_REASON_PREFIX} kept none of the {known} sources found so far (only tiers 1–2 are allowed); \
+                     this iteration's {hits} hits brought nothing new"
+                ),
+                k => format!("{STRICT_REASON_PREFIX} kept none of the {k} sources found (only tiers 1–2 are allowed)"),
+            };
+        }
+        match new {
+            0 if hits > 0 || it.duplicates > 0 || !it.skipped.is_empty() => {
+                format!("no new sources: the {hits} hits repeated sources already seen or could not be read")
+            }
+            0 => "no sources were found".to_string(),
+            k => format!("review kept none of the {k} sources found"),
+        }
     }
 }
 

@@ -72,11 +72,11 @@ impl Engine {
     /// Emits a query's events; true when it failed.
     fn record_query(&mut self, n: u32, q: &QueryDone) -> Result<bool, EngineError> {
         for f in &q.routed.failures {
-            if f.circuit_opened {
+            if let Some(rule) = f.circuit_opened {
                 self.emit(Event::CircuitOpened {
                     iteration: n,
                     provider: f.provider.clone(),
-                    reason: format!("{} consecutive failures: {}", self.settings.search.breaker_failures, f.error),
+                    reason: format!("{rule}: {}", f.error),
                 })?;
                 self.degrade(n, format!("provider {} is failing", f.provider))?;
             }
@@ -206,7 +206,7 @@ impl Engine {
                 Ok(false)
             }
             Ok(doc) if doc.text.trim().is_empty() => {
-                let reason = "no text could be extracted".to_string();
+                let reason = crate::engine::quality::NO_TEXT.to_string();
                 self.emit(Event::SourceSkipped { iteration: n, locator: c.hit.locator.clone(), reason })?;
                 Ok(false)
             }
