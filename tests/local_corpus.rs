@@ -484,3 +484,43 @@ async fn a_repeated_sentence_is_quoted_once() {
         assert_eq!(body.matches(q).count(), 1, "quoted twice: {q}\n{}", report.markdown);
     }
 }
+
+/// The direct answer opens the report, so it does not open with a sentence
+/// that leans on one it cannot be quoted with ("This is known as …" after
+/// a code block).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_answer_does_not_open_with_a_fragment() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (root, home) = (dir.path().join("docs"), dir.path().join("home"));
+    write(
+        &root,
+        "smithy/forge.md",
+        "# Forging\n\nA smith heats the widget, then hammers it on the anvil until it takes its final form.\n\n```\nheat(widget); hammer(widget);\n```\n\nThis is known as widget forging: widget forging heats a widget in a forge and shapes the widget with hammer blows. \
+         The forge must be hot enough to soften the metal without melting it, and the smith works quickly.\n",
+    );
+    write(
+        &root,
+        "history/workshops.md",
+        "# Workshops\n\nSmiths have practised widget forging in small workshops for many centuries, passing the craft on. \
+         Each workshop kept its own forge, its own anvils and its own secrets, and apprentices learned by watching the masters at work.\n",
+    );
+    let (state, _) = session(corpus(&root, &home), "What is widget forging?", "").await;
+    let report = state.report.as_ref().expect("report");
+    let answer = report.markdown.lines().find(|l| !l.is_empty() && !l.starts_with('#')).expect("an answer line");
+    assert!(answer.contains("widget forging"), "{}", report.markdown);
+    assert!(!answer.starts_with("This"), "{}", report.markdown);
+}
+
+/// When the review keeps nothing, the report's caveat says why (the
+/// review's reasons), not only that later searches found nothing new.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_report_with_no_usable_source_says_why() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (root, home) = (dir.path().join("docs"), dir.path().join("home"));
+    write(&root, "a.md", "# A\n\nWidget forging is a craft of smiths.\n");
+    write(&root, "b.md", "# B\n\nSmiths practise widget forging.\n");
+    let (state, _) = session(corpus(&root, &home), "What is widget forging?", "").await;
+    let report = state.report.as_ref().expect("report");
+    let caveat = report.caveats.iter().find(|c| c.starts_with("No usable source")).expect("a caveat");
+    assert!(caveat.contains("review kept none of the 2 sources found (too_short: 2)"), "{caveat}");
+}

@@ -39,6 +39,9 @@ pub struct Candidate {
     /// of all sentences on the aspect (centroid similarity): consensus
     /// content rather than an aside.
     pub central: Vec<f64>,
+    /// Opens by referring back ("This is known as …") to a sentence it
+    /// cannot be quoted with: it reads as a fragment out of its place.
+    pub dangling: bool,
     /// Overall worth, before diversity.
     pub score: f64,
 }
@@ -76,6 +79,7 @@ pub fn candidates(
                 0.3 + 0.7 * present / constraint_stems.len() as f64
             };
             let text = s.doc.text[sent.start..sent.end].split_whitespace().collect::<Vec<_>>().join(" ");
+            let dangling = refers_back(&text) && !leans_on_joinable(s, i);
             out.push(Candidate {
                 source: si,
                 sentence: i,
@@ -87,6 +91,7 @@ pub fn candidates(
                 on: supports.iter().map(Support::on).collect(),
                 section: supports.iter().map(|s| s.section).collect(),
                 central: vec![0.0; aspects.len()],
+                dangling,
                 score: base * (0.55 + 0.45 * rel) * position * length * constraint,
             });
         }
@@ -195,7 +200,9 @@ pub fn draft(
             let covered = c.full.iter().filter(|f| **f).count() as f64;
             let held: Vec<f64> = (0..c.central.len()).filter(|&k| c.on[k]).map(|k| c.central[k]).collect();
             let central = if held.is_empty() { 0.0 } else { held.iter().sum::<f64>() / held.len() as f64 };
-            c.score * ((covered + 0.5) / (n + 0.5)).sqrt() * (0.6 + 0.4 * central)
+            // The direct answer opens the report: it must read on its own.
+            let standalone = if c.dangling { 0.5 } else { 1.0 };
+            c.score * ((covered + 0.5) / (n + 0.5)).sqrt() * (0.6 + 0.4 * central) * standalone
         },
         cfg.answer_sentences,
         cfg.mmr_lambda,
@@ -285,6 +292,15 @@ pub fn draft(
 /// Most words a quote grows to with its neighbours.
 const MAX_QUOTE_WORDS: usize = 70;
 
+/// Whether sentence `i` can be quoted with the sentence before it.
+fn leans_on_joinable(src: &Src<'_>, i: usize) -> bool {
+    let sents = &src.an.sentences;
+    i > 0
+        && sents[i - 1].paragraph == sents[i].paragraph
+        && sents[i - 1].quotable
+        && sents[i].words + sents[i - 1].words <= MAX_QUOTE_WORDS
+}
+
 /// Sentence `i` with the sentence before it when it opens by referring
 /// back, and the one after it when that one continues it ("Instead, …"):
 /// one verbatim span of the source. `None` when it stands alone.
@@ -296,7 +312,7 @@ fn with_context(src: &Src<'_>, i: usize) -> Option<String> {
     let mut start = i;
     let mut end = i;
     let mut words = s.words;
-    if i > 0 && joinable(i - 1) && refers_back(&text[s.start..s.end]) && words + sents[i - 1].words <= MAX_QUOTE_WORDS {
+    if refers_back(&text[s.start..s.end]) && leans_on_joinable(src, i) {
         start = i - 1;
         words += sents[i - 1].words;
     }

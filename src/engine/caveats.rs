@@ -81,7 +81,9 @@ fn no_sources_caveat(state: &SessionState) -> Option<String> {
         return None;
     }
     let reasons: Vec<&str> = state.iterations.iter().filter_map(|it| it.no_valid_sources.as_deref()).collect();
-    let last = reasons.last()?;
+    // The first reason says why the sources were dropped; later ones
+    // often only say that nothing new turned up.
+    let first = reasons.first()?;
     if reasons.iter().any(|r| r.starts_with(STRICT_REASON_PREFIX)) {
         let filtered = state
             .sources
@@ -95,5 +97,5 @@ fn no_sources_caveat(state: &SessionState) -> Option<String> {
             state.sources.len()
         ));
     }
-    Some(format!("No usable source was found, so no answer could be drafted ({last})."))
+    Some(format!("No usable source was found, so no answer could be drafted ({first})."))
 }

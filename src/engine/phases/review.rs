@@ -119,7 +119,21 @@ impl Engine {
                 format!("no new sources: the {hits} hits repeated sources already seen or could not be read")
             }
             0 => "no sources were found".to_string(),
-            k => format!("review kept none of the {k} sources found"),
+            k => {
+                // The review's own reasons, most common first: "too_short: 2".
+                let mut why: Vec<(&String, &usize)> = it
+                    .review
+                    .as_ref()
+                    .map(|(_, report)| report.rejection_breakdown.iter().collect())
+                    .unwrap_or_default();
+                why.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+                let why: Vec<String> = why.iter().map(|(r, n)| format!("{r}: {n}")).collect();
+                if why.is_empty() {
+                    format!("review kept none of the {k} sources found")
+                } else {
+                    format!("review kept none of the {k} sources found ({})", why.join(", "))
+                }
+            }
         }
     }
 }
