@@ -12,7 +12,7 @@ use super::recorded::recorded_config;
 use super::setup::{self, Setup};
 use super::{GlobalArgs, exit};
 use crate::engine::Engine;
-use crate::engine::protocol::{Event, SessionHeader};
+use crate::engine::protocol::{Command, Event, SessionHeader};
 use crate::engine::state::SessionState;
 use crate::session::follow_up::prepare_follow_up;
 use crate::session::lock::SessionLock;
@@ -144,8 +144,18 @@ async fn follow_up(
         }
     };
     let (engine, handle) = Engine::new(settings, parts, SessionState::default());
-    let opts = HeadlessOptions { policy: args.ask.unwrap_or(setup.config.research.ask), json: args.json, redactor };
-    run_headless(engine, handle, Some(question), opts, &dir).await
+    match frontend(args.headless, args.json) {
+        Frontend::Headless => {
+            let policy = args.ask.unwrap_or(setup.config.research.ask);
+            let opts = HeadlessOptions { policy, json: args.json, redactor };
+            run_headless(engine, handle, Some(question), opts, &dir).await
+        }
+        Frontend::Tui => {
+            // Queued before the engine runs: it starts on this question.
+            handle.commands.send(Command::Start { question }).ok();
+            super::tui::continue_live(&setup, engine, handle, SessionState::default(), &dir.path, &new_id).await
+        }
+    }
 }
 
 /// The header of a session's log.

@@ -268,4 +268,21 @@ fn resuming_a_session_that_was_quit_at_an_ask_asks_again_and_finishes() {
     assert_eq!(state.asks.len(), 1, "asked once, answered once");
     assert!(state.asks[0].answer.is_some());
     assert!(state.is_finished() && state.report.is_some());
+    drop(t);
+
+    // A follow-up on a terminal runs in the TUI too, as a new session.
+    let question = "How long is its orbit around the sun?";
+    let t = Tmux::start("resume-ask-3", home.path(), &["resume", &id, "--follow-up", question], 100, 30);
+    t.wait_for(&["LIVE", question], WAIT);
+    t.wait_for(&["finished"], WAIT);
+    t.keys(&["q"]);
+    let bye = t.wait_for(&["[exit 0]"], WAIT);
+    let follow_up = saved_session(&bye);
+    assert_ne!(follow_up, id);
+    let log = sleuth::session::read_log(&home.path().join("sessions").join(&follow_up).join("events.jsonl")).unwrap();
+    let state = sleuth::engine::SessionState::replay(&log.records);
+    let header = state.header.as_ref().expect("header");
+    assert_eq!(header.follow_up_of.as_deref(), Some(id.as_str()));
+    assert_eq!(header.question, question);
+    assert!(state.is_finished(), "the follow-up ran to its end in the TUI");
 }
