@@ -30,7 +30,9 @@ pub const RELATED: &str = "related: ";
 /// A question word with where it stands.
 struct Word {
     surface: String,
-    stem: Option<String>,
+    /// Its stems as a source's text would give them: one per part of a
+    /// compound like `thread-safe` or `std::sync::Mutex`.
+    stems: Vec<String>,
     /// A stopword or punctuation ends a run.
     breaks: bool,
     position: usize,
@@ -42,7 +44,8 @@ struct Word {
 fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
     let mut out = Vec::new();
     let mut in_parens = false;
-    let brk = |position, in_parens| Word { surface: String::new(), stem: None, breaks: true, position, in_parens };
+    let brk =
+        |position, in_parens| Word { surface: String::new(), stems: Vec::new(), breaks: true, position, in_parens };
     for (position, raw) in text.split_whitespace().enumerate() {
         if raw.starts_with('(') {
             out.push(brk(position, in_parens));
@@ -55,15 +58,17 @@ fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
             // A symbol on its own, like the `?` in "the ? operator".
             let sym = raw.trim_matches(|c: char| c == ',' || c == '"');
             if !sym.is_empty() && !sym.chars().any(char::is_alphanumeric) && raw.len() <= 3 {
-                out.push(Word { surface: sym.to_string(), stem: None, breaks: false, position, in_parens });
+                out.push(Word { surface: sym.to_string(), stems: Vec::new(), breaks: false, position, in_parens });
             }
             continue;
         }
         let bare = trimmed.trim_matches('`');
         let alnum: String = bare.chars().filter(|c| c.is_alphanumeric() || *c == '_').collect();
         let stop = alnum.is_empty() || (is_stopword(&alnum) && !is_identifier(&alnum, position));
-        let stem = if stop { None } else { stemmer.stem(&alnum) };
-        out.push(Word { surface: trimmed.to_string(), stem, breaks: stop, position, in_parens });
+        // The text's own tokenization, so that the key terms of `thread-safe`
+        // are `thread` and `safe`, as in every source that says it.
+        let stems = if stop { Vec::new() } else { stemmer.words(bare, true).into_iter().map(|(s, _)| s).collect() };
+        out.push(Word { surface: trimmed.to_string(), stems, breaks: stop, position, in_parens });
         if ends_clause {
             out.push(brk(position, in_parens));
         }
@@ -99,12 +104,12 @@ pub fn aspects(question: &str, stemmer: &mut Stemmer, weights: &Weights, max: us
             let chunks: Vec<Vec<&Word>> = r.chunks(3).map(<[&Word]>::to_vec).collect();
             chunks
         })
-        .filter(|r| r.iter().any(|w| w.stem.is_some()))
+        .filter(|r| r.iter().any(|w| !w.stems.is_empty()))
         .collect();
-    let global_max = ws.iter().filter_map(|w| w.stem.as_deref()).map(|s| weights.of(s)).fold(0.0, f64::max);
+    let global_max = ws.iter().flat_map(|w| &w.stems).map(|s| weights.of(s)).fold(0.0, f64::max);
     let mut out: Vec<Aspect> = Vec::new();
     for r in runs {
-        let stems: Vec<String> = r.iter().filter_map(|w| w.stem.clone()).collect();
+        let stems: Vec<String> = r.iter().flat_map(|w| w.stems.iter().cloned()).collect();
         let top = stems.iter().map(|s| weights.of(s)).fold(0.0, f64::max);
         let key: Vec<String> = stems
             .iter()
@@ -251,6 +256,17 @@ mod tests {
             vec!["Rc vs Arc", "Rc", "Arc"]
         );
         assert_eq!(labels("How does the ? operator convert errors?"), vec!["? operator convert", "errors"]);
+    }
+
+    #[test]
+    fn a_compound_word_has_the_stems_a_source_text_gives_it() {
+        let mut st = Stemmer::default();
+        let w = Weights::new(None, 0.0, &[]);
+        for q in ["Is the quux registry thread-safe?", "Is std::sync::Mutex fair?"] {
+            let a = &aspects(q, &mut st, &w, 5)[0];
+            let text = st.stems(q);
+            assert!(a.key.iter().all(|k| text.contains(k)), "{q}: key {:?} not among the text's stems {text:?}", a.key);
+        }
     }
 
     #[test]

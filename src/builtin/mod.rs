@@ -252,4 +252,10 @@ impl Reasoner for BuiltinReasoner {
 }
 
 #[cfg(test)]
+mod test_docs;
+#[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_refine;
+#[cfg(test)]
+mod tests_review;

@@ -1,0 +1,1 @@
+//! REFINE tests
