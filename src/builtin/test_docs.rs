@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::{BuiltinConfig, BuiltinReasoner};
-use crate::engine::model::{Claim, Citation, SourceId, SourceKind, SourceMeta};
+use crate::engine::model::{Citation, Claim, SourceId, SourceKind, SourceMeta};
 use crate::engine::reasoner::SourceDoc;
 
 pub fn reasoner() -> BuiltinReasoner {
@@ -44,9 +44,5 @@ pub fn doc(id: u32, title: &str, text: &str) -> SourceDoc {
 
 /// A claim quoting `quote` verbatim from source `id`.
 pub fn claim(id: u32, quote: &str) -> Claim {
-    Claim {
-        text: quote.into(),
-        citations: vec![Citation { source: SourceId(id), quote: quote.into() }],
-        aspect: None,
-    }
+    Claim { text: quote.into(), citations: vec![Citation { source: SourceId(id), quote: quote.into() }], aspect: None }
 }
