@@ -21,7 +21,7 @@ use llm_support::{FakeLlm, request_tokens, role_of};
 use scripted::{Doc, ScriptedProvider, doc};
 use sleuth::config::Preset;
 use sleuth::engine::memory::{InMemoryStore, MemorySettings, MemoryStore};
-use sleuth::engine::model::{Role, SourceId, SourceKind, SourceMeta};
+use sleuth::engine::model::Role;
 use sleuth::engine::ports::{MemorySink, MemoryTexts};
 use sleuth::engine::protocol::{Command, Event};
 use sleuth::engine::reasoner::{DraftContext, SourceDoc};
@@ -157,29 +157,7 @@ fn report_sessions() {
 }
 
 fn source(id: u32, text: &str) -> SourceDoc {
-    SourceDoc {
-        meta: std::sync::Arc::new(SourceMeta {
-            id: SourceId(id),
-            locator: format!("https://docs.example.org/{id}"),
-            canonical: format!("https://docs.example.org/{id}"),
-            title: format!("Page {id}"),
-            site: "docs.example.org".into(),
-            provider: "bench".into(),
-            kind: SourceKind::Web,
-            tier: Some(2),
-            source_type: None,
-            heading: None,
-            published: None,
-            accessed_at_ms: 0,
-            iteration: 1,
-            query: "q".into(),
-            score: 1.0,
-            text_len: text.len(),
-            text_hash: sleuth::text::text_hash(text),
-        }),
-        text: Arc::from(text),
-        relevance: Some(1.0),
-    }
+    SourceDoc::page(id, &format!("https://docs.example.org/{id}"), &format!("Page {id}"), text)
 }
 
 fn bench_prompts(c: &mut Criterion) {

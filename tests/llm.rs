@@ -52,29 +52,10 @@ fn reasoner_with(c: &LlmConfig, env: impl Fn(&str) -> Option<String>, timeout: O
 }
 
 fn source(id: u32, text: &str) -> SourceDoc {
-    SourceDoc {
-        meta: std::sync::Arc::new(SourceMeta {
-            id: SourceId(id),
-            locator: format!("https://docs.example.org/page{id}"),
-            canonical: format!("https://docs.example.org/page{id}"),
-            title: format!("Page {id}"),
-            site: "docs.example.org".into(),
-            provider: "scripted".into(),
-            kind: SourceKind::Web,
-            tier: Some(1),
-            source_type: None,
-            heading: None,
-            published: None,
-            accessed_at_ms: 0,
-            iteration: 1,
-            query: "q".into(),
-            score: 1.0,
-            text_len: text.len(),
-            text_hash: sleuth::text::text_hash(text),
-        }),
-        text: Arc::from(text),
-        relevance: Some(0.9),
-    }
+    let mut doc = SourceDoc::page(id, &format!("https://docs.example.org/page{id}"), &format!("Page {id}"), text);
+    Arc::make_mut(&mut doc.meta).tier = Some(1);
+    doc.relevance = Some(0.9);
+    doc
 }
 
 /// Loads the tokenizer before a timed call (slow once per process in debug builds).

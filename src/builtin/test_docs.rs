@@ -1,10 +1,8 @@
 //! In-memory sources and a corpus-less reasoner for the built-in's unit
 //! tests: term weights then come from the sources themselves.
 
-use std::sync::Arc;
-
 use super::{BuiltinConfig, BuiltinReasoner};
-use crate::engine::model::{Citation, Claim, SourceId, SourceKind, SourceMeta};
+use crate::engine::model::{Citation, Claim, SourceId};
 use crate::engine::reasoner::SourceDoc;
 
 pub fn reasoner() -> BuiltinReasoner {
@@ -17,29 +15,7 @@ pub fn with_config(cfg: BuiltinConfig) -> BuiltinReasoner {
 
 /// A web page numbered `id`.
 pub fn doc(id: u32, title: &str, text: &str) -> SourceDoc {
-    SourceDoc {
-        meta: Arc::new(SourceMeta {
-            id: SourceId(id),
-            locator: format!("https://example.org/{id}"),
-            canonical: format!("https://example.org/{id}"),
-            title: title.into(),
-            site: "example.org".into(),
-            provider: "test".into(),
-            kind: SourceKind::Web,
-            tier: Some(2),
-            source_type: None,
-            heading: None,
-            published: None,
-            accessed_at_ms: 0,
-            iteration: 1,
-            query: "q".into(),
-            score: 1.0,
-            text_len: text.len(),
-            text_hash: crate::text::text_hash(text),
-        }),
-        text: Arc::from(text),
-        relevance: Some(1.0),
-    }
+    SourceDoc::page(id, &format!("https://example.org/{id}"), title, text)
 }
 
 /// A claim quoting `quote` verbatim from source `id`.

@@ -24,6 +24,38 @@ pub struct SourceDoc {
     pub relevance: Option<f32>,
 }
 
+impl SourceDoc {
+    /// A web page known only by its id, address, title and text (tier 2,
+    /// found in iteration 1, fully relevant): a source for tests, benches
+    /// and examples that do not run a search.
+    pub fn page(id: u32, url: &str, title: &str, text: &str) -> Self {
+        let site = url.split("://").nth(1).unwrap_or(url).split('/').next().unwrap_or_default();
+        Self {
+            meta: Arc::new(SourceMeta {
+                id: super::model::SourceId(id),
+                locator: url.to_string(),
+                canonical: url.to_string(),
+                title: title.to_string(),
+                site: site.to_string(),
+                provider: "test".into(),
+                kind: super::model::SourceKind::Web,
+                tier: Some(2),
+                source_type: None,
+                heading: None,
+                published: None,
+                accessed_at_ms: 0,
+                iteration: 1,
+                query: "q".into(),
+                score: 1.0,
+                text_len: text.len(),
+                text_hash: crate::text::text_hash(text),
+            }),
+            text: Arc::from(text),
+            relevance: Some(1.0),
+        }
+    }
+}
+
 /// What the last iteration did, for planning the next one.
 #[derive(Debug, Clone)]
 pub struct PriorIteration {

@@ -1,32 +1,7 @@
-use std::sync::Arc;
-
 use super::*;
-use crate::engine::model::{SourceKind, SourceMeta};
 
 fn doc(id: u32, text: &str) -> SourceDoc {
-    SourceDoc {
-        meta: std::sync::Arc::new(SourceMeta {
-            id: SourceId(id),
-            locator: format!("https://example.org/{id}"),
-            canonical: format!("https://example.org/{id}"),
-            title: format!("Page {id}"),
-            site: "example.org".into(),
-            provider: "test".into(),
-            kind: SourceKind::Web,
-            tier: Some(2),
-            source_type: None,
-            heading: None,
-            published: None,
-            accessed_at_ms: 0,
-            iteration: 1,
-            query: "q".into(),
-            score: 1.0,
-            text_len: text.len(),
-            text_hash: crate::text::text_hash(text),
-        }),
-        text: Arc::from(text),
-        relevance: Some(1.0),
-    }
+    SourceDoc::page(id, &format!("https://example.org/{id}"), &format!("Page {id}"), text)
 }
 
 fn long_text(topic: &str, paragraphs: usize) -> String {
