@@ -36,6 +36,13 @@ fn ask_turns() -> Vec<Turn> {
     t
 }
 
+/// A new session of `QUESTION` with `iterations` at most, on the scripted
+/// provider and a fresh memory.
+async fn run_plain(root: &Path, id: &str, iterations: u32, turns: Vec<Turn>, on_ask: OnAsk) -> SessionState {
+    let settings = support::settings(iterations);
+    run_new(root, id, settings, ScriptedReasoner::new(turns), provider(), memory(), QUESTION, on_ask).await
+}
+
 fn provider() -> ScriptedProvider {
     ScriptedProvider::new("scripted", corpus(12))
 }
@@ -80,17 +87,7 @@ async fn resume(
 async fn a_crash_mid_phase_loses_nothing_and_the_resumed_report_equals_an_uninterrupted_one() {
     let home = tempfile::tempdir().unwrap();
     let root = home.path().join("sessions");
-    let reference = run_new(
-        &root,
-        "reference",
-        support::settings(3),
-        ScriptedReasoner::new(turns()),
-        provider(),
-        memory(),
-        QUESTION,
-        OnAsk::Choose(0),
-    )
-    .await;
+    let reference = run_plain(&root, "reference", 3, turns(), OnAsk::Choose(0)).await;
     assert!(reference.iteration() >= 2, "the reference should take several iterations");
 
     // The same session, killed while iteration 2 is drafting.
@@ -146,17 +143,7 @@ async fn a_crash_mid_phase_loses_nothing_and_the_resumed_report_equals_an_uninte
 async fn a_session_waiting_on_an_ask_asks_again_when_resumed() {
     let home = tempfile::tempdir().unwrap();
     let root = home.path().join("sessions");
-    let waiting = run_new(
-        &root,
-        "asking",
-        support::settings(3),
-        ScriptedReasoner::new(ask_turns()),
-        provider(),
-        memory(),
-        QUESTION,
-        OnAsk::Detach,
-    )
-    .await;
+    let waiting = run_plain(&root, "asking", 3, ask_turns(), OnAsk::Detach).await;
     assert!(waiting.outcome.is_none());
     let ask = waiting.open_ask().expect("an open ask").clone();
     let listed = list_one(&SessionDir::new(&root, "asking"));
@@ -177,17 +164,7 @@ async fn a_session_waiting_on_an_ask_asks_again_when_resumed() {
 async fn a_fork_answers_an_ask_differently_and_shares_the_log_before_the_decision() {
     let home = tempfile::tempdir().unwrap();
     let root = home.path().join("sessions");
-    let original = run_new(
-        &root,
-        "orig",
-        support::settings(3),
-        ScriptedReasoner::new(ask_turns()),
-        provider(),
-        memory(),
-        QUESTION,
-        OnAsk::Choose(1),
-    )
-    .await;
+    let original = run_plain(&root, "orig", 3, ask_turns(), OnAsk::Choose(1)).await;
     assert!(original.constraints.iter().any(|c| c.contains("the red widget")));
     let forked = fork::fork_session(&root, "orig", 1, "fork1", None).unwrap();
     let orig_records = records(&root, "orig");
@@ -218,17 +195,7 @@ async fn a_fork_answers_an_ask_differently_and_shares_the_log_before_the_decisio
 async fn a_retuned_fork_goes_past_the_limit_that_stopped_the_original() {
     let home = tempfile::tempdir().unwrap();
     let root = home.path().join("sessions");
-    let short = run_new(
-        &root,
-        "short",
-        support::settings(1),
-        ScriptedReasoner::new(turns()),
-        provider(),
-        memory(),
-        QUESTION,
-        OnAsk::Choose(0),
-    )
-    .await;
+    let short = run_plain(&root, "short", 1, turns(), OnAsk::Choose(0)).await;
     assert_eq!(support::decisions(&short), vec!["OUTPUT:max_iterations"]);
     let longer = support::limits(3);
     let retune = |h: &mut sleuth::engine::SessionHeader| h.limits = longer.clone();
@@ -252,17 +219,7 @@ async fn a_retuned_fork_goes_past_the_limit_that_stopped_the_original() {
 async fn a_follow_up_starts_from_the_earlier_sources_and_findings() {
     let home = tempfile::tempdir().unwrap();
     let root = home.path().join("sessions");
-    let prev = run_new(
-        &root,
-        "prev",
-        support::settings(2),
-        ScriptedReasoner::new(turns()),
-        provider(),
-        memory(),
-        QUESTION,
-        OnAsk::Choose(0),
-    )
-    .await;
+    let prev = run_plain(&root, "prev", 2, turns(), OnAsk::Choose(0)).await;
     let prev_bytes = std::fs::read(SessionDir::new(&root, "prev").log_path()).unwrap();
     let n = prev.sources.len();
     assert!(n > 0);
@@ -305,17 +262,7 @@ async fn a_follow_up_starts_from_the_earlier_sources_and_findings() {
     assert_eq!(SessionState::replay(&records(&root, "next")).sources, next.sources);
     assert_eq!(std::fs::read(SessionDir::new(&root, "prev").log_path()).unwrap(), prev_bytes);
     // A session that has not finished cannot be followed up.
-    run_new(
-        &root,
-        "open",
-        support::settings(3),
-        ScriptedReasoner::new(ask_turns()),
-        provider(),
-        memory(),
-        QUESTION,
-        OnAsk::Detach,
-    )
-    .await;
+    run_plain(&root, "open", 3, ask_turns(), OnAsk::Detach).await;
     assert!(matches!(
         follow_up::prepare_follow_up(&root, "open", "x"),
         Err(follow_up::FollowUpError::NotFinished { .. })
@@ -326,17 +273,7 @@ async fn a_follow_up_starts_from_the_earlier_sources_and_findings() {
 async fn damaged_logs_are_listed_as_damaged_and_never_hide_the_others() {
     let home = tempfile::tempdir().unwrap();
     let root = home.path().join("sessions");
-    run_new(
-        &root,
-        "20250101-000000-good",
-        support::settings(2),
-        ScriptedReasoner::new(turns()),
-        provider(),
-        memory(),
-        QUESTION,
-        OnAsk::Choose(0),
-    )
-    .await;
+    run_plain(&root, "20250101-000000-good", 2, turns(), OnAsk::Choose(0)).await;
     let good = SessionDir::new(&root, "20250101-000000-good");
     let lines: Vec<String> = std::fs::read_to_string(good.log_path()).unwrap().lines().map(String::from).collect();
     let damaged = |id: &str, text: String| {
@@ -384,17 +321,7 @@ async fn damaged_logs_are_listed_as_damaged_and_never_hide_the_others() {
 async fn an_out_of_date_summary_is_rebuilt_from_the_log() {
     let home = tempfile::tempdir().unwrap();
     let root = home.path().join("sessions");
-    let state = run_new(
-        &root,
-        "s",
-        support::settings(2),
-        ScriptedReasoner::new(turns()),
-        provider(),
-        memory(),
-        QUESTION,
-        OnAsk::Choose(0),
-    )
-    .await;
+    let state = run_plain(&root, "s", 2, turns(), OnAsk::Choose(0)).await;
     let dir = SessionDir::new(&root, "s");
     let (fresh, how) = load_summary(&dir).unwrap();
     assert_eq!(how, Freshness::Stored, "the sink keeps the summary current");
@@ -419,17 +346,7 @@ async fn an_out_of_date_summary_is_rebuilt_from_the_log() {
 async fn a_second_opener_gets_the_lock_message_with_the_holders_pid() {
     let home = tempfile::tempdir().unwrap();
     let root = home.path().join("sessions");
-    run_new(
-        &root,
-        "s",
-        support::settings(3),
-        ScriptedReasoner::new(ask_turns()),
-        provider(),
-        memory(),
-        QUESTION,
-        OnAsk::Detach,
-    )
-    .await;
+    run_plain(&root, "s", 3, ask_turns(), OnAsk::Detach).await;
     let first = open_session(&root, "s", Redactor::default()).unwrap();
     assert_eq!(list_one(&first.dir).status, Status::Running);
     let err = open_session(&root, "s", Redactor::default()).err().expect("locked");

@@ -83,20 +83,12 @@ fn fenced_blocks(text: &str) -> Vec<&str> {
 /// escapes respected.
 fn object_end(s: &str) -> Option<usize> {
     let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
+    let mut scan = StringScan::default();
     for (i, c) in s.char_indices() {
-        if in_string {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => in_string = false,
-                _ => {}
-            }
+        if scan.inside(c) {
             continue;
         }
         match c {
-            '"' => in_string = true,
             '{' | '[' => depth += 1,
             '}' | ']' => {
                 depth = depth.checked_sub(1)?;
@@ -113,24 +105,10 @@ fn object_end(s: &str) -> Option<usize> {
 /// `[1, 2,]` and `{"a": 1,}` are common slips of small models.
 fn remove_trailing_commas(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    let mut in_string = false;
-    let mut escaped = false;
+    let mut scan = StringScan::default();
     let chars: Vec<char> = s.chars().collect();
     for (i, &c) in chars.iter().enumerate() {
-        if in_string {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => in_string = false,
-                _ => {}
-            }
-            out.push(c);
-            continue;
-        }
-        if c == '"' {
-            in_string = true;
-        }
-        if c == ',' {
+        if !scan.inside(c) && c == ',' {
             let next = chars[i + 1..].iter().find(|c| !c.is_whitespace());
             if matches!(next, Some('}') | Some(']')) {
                 continue;
@@ -139,6 +117,35 @@ fn remove_trailing_commas(s: &str) -> String {
         out.push(c);
     }
     out
+}
+
+/// Where a character-by-character scan of JSON text stands: inside a
+/// string literal or not, escapes respected.
+#[derive(Default)]
+struct StringScan {
+    in_string: bool,
+    escaped: bool,
+}
+
+impl StringScan {
+    /// Takes the next character; true when it is part of a string literal
+    /// (its quotes included), where brackets and commas mean nothing.
+    fn inside(&mut self, c: char) -> bool {
+        if self.in_string {
+            match c {
+                _ if self.escaped => self.escaped = false,
+                '\\' => self.escaped = true,
+                '"' => self.in_string = false,
+                _ => {}
+            }
+            return true;
+        }
+        if c == '"' {
+            self.in_string = true;
+            return true;
+        }
+        false
+    }
 }
 
 #[cfg(test)]

@@ -125,6 +125,19 @@ fn mercury_corpus(dir: &std::path::Path) {
 }
 
 /// The `session saved: <dir>` line printed after the TUI closes: the id.
+/// The TUI in tmux, researching "What is mercury?" over the two-sense
+/// corpus, once it asks which sense is meant.
+fn asking_about_mercury(name: &str, home: &std::path::Path) -> Tmux {
+    let corpus = home.join("corpus");
+    mercury_corpus(&corpus);
+    let set_corpus = format!("local.corpus={}", corpus.display());
+    let args =
+        ["--set", &set_corpus, "--set", "local.tier=5", "--set", "search.results_per_query=8", "What is mercury?"];
+    let t = Tmux::start(name, home, &args, 100, 30);
+    t.wait_for(&["sleuth asks (iteration 1)"], WAIT);
+    t
+}
+
 fn saved_session(screen: &str) -> String {
     let line = screen.lines().find(|l| l.contains("session saved:")).expect("the session is named");
     line.trim().rsplit('/').next().unwrap().trim().to_string()
@@ -181,13 +194,7 @@ fn quitting_at_an_ask_keeps_it_open_in_the_log() {
         return;
     }
     let home = tempfile::tempdir().unwrap();
-    let corpus = home.path().join("corpus");
-    mercury_corpus(&corpus);
-    let set_corpus = format!("local.corpus={}", corpus.display());
-    let args =
-        ["--set", &set_corpus, "--set", "local.tier=5", "--set", "search.results_per_query=8", "What is mercury?"];
-    let t = Tmux::start("quit-ask", home.path(), &args, 100, 30);
-    t.wait_for(&["sleuth asks (iteration 1)"], WAIT);
+    let t = asking_about_mercury("quit-ask", home.path());
     t.keys(&["q"]);
     let bye = t.wait_for(&["[exit 0]", "a question waits for your answer"], WAIT);
     let id = saved_session(&bye);
@@ -238,13 +245,7 @@ fn resuming_a_session_that_was_quit_at_an_ask_asks_again_and_finishes() {
         return;
     }
     let home = tempfile::tempdir().unwrap();
-    let corpus = home.path().join("corpus");
-    mercury_corpus(&corpus);
-    let set_corpus = format!("local.corpus={}", corpus.display());
-    let args =
-        ["--set", &set_corpus, "--set", "local.tier=5", "--set", "search.results_per_query=8", "What is mercury?"];
-    let t = Tmux::start("resume-ask", home.path(), &args, 100, 30);
-    t.wait_for(&["sleuth asks (iteration 1)"], WAIT);
+    let t = asking_about_mercury("resume-ask", home.path());
     // A new session in the TUI is locked while it is open.
     let id = crate::support::e2e::session_ids(home.path()).pop().expect("the TUI created its session");
     assert_locked_by_the_live_tui(home.path(), &id);

@@ -6,10 +6,10 @@
 use std::collections::{HashMap, HashSet};
 
 use tantivy::collector::TopDocs;
-use tantivy::columnar::StrColumn;
+use tantivy::fastfield::FastFieldReaders;
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
 use tantivy::schema::{IndexRecordOption, Term, Value};
-use tantivy::{DocAddress, DocSet, Searcher, TantivyDocument};
+use tantivy::{DocAddress, DocId, DocSet, Searcher, TantivyDocument};
 
 use super::CorpusError;
 use super::corpus::LocalCorpus;
@@ -198,46 +198,30 @@ impl LocalCorpus {
         if short == 0 {
             return Ok(vec![1.0; top.len()]);
         }
-        let mut columns: HashMap<u32, Option<tantivy::columnar::Column<u64>>> = HashMap::new();
-        let mut out = Vec::with_capacity(top.len());
-        for (_, addr) in top {
-            let column = match columns.get(&addr.segment_ord) {
-                Some(c) => c.clone(),
-                None => {
-                    let fast = searcher.segment_reader(addr.segment_ord).fast_fields();
-                    let c = fast.u64("words").ok();
-                    columns.insert(addr.segment_ord, c.clone());
-                    c
-                }
-            };
-            let words = column.and_then(|c| c.first(addr.doc_id)).unwrap_or(short as u64);
-            out.push(((words as f32 / short as f32).min(1.0)).sqrt().max(0.2));
-        }
-        Ok(out)
+        per_hit(
+            searcher,
+            top,
+            |fast| Ok(fast.u64("words").ok()),
+            |column, doc| {
+                let words = column.as_ref().and_then(|c| c.first(doc)).unwrap_or(short as u64);
+                ((words as f32 / short as f32).min(1.0)).sqrt().max(0.2)
+            },
+        )
     }
 
     /// Page paths of the hits, from the path column (no stored document read).
     fn paths_of(&self, searcher: &Searcher, top: &[(f32, DocAddress)]) -> Result<Vec<Option<String>>, CorpusError> {
-        let mut columns: HashMap<u32, Option<StrColumn>> = HashMap::new();
-        let mut out = Vec::with_capacity(top.len());
-        for (_, addr) in top {
-            let column = match columns.get(&addr.segment_ord) {
-                Some(c) => c.clone(),
-                None => {
-                    let fast = searcher.segment_reader(addr.segment_ord).fast_fields();
-                    let c = fast.str("path").map_err(CorpusError::index)?;
-                    columns.insert(addr.segment_ord, c.clone());
-                    c
-                }
-            };
-            let path = column.and_then(|col| {
-                let ord = col.term_ords(addr.doc_id).next()?;
+        per_hit(
+            searcher,
+            top,
+            |fast| fast.str("path").map_err(CorpusError::index),
+            |column, doc| {
+                let col = column.as_ref()?;
+                let ord = col.term_ords(doc).next()?;
                 let mut s = String::new();
                 col.ord_to_str(ord, &mut s).ok()?.then_some(s)
-            });
-            out.push(path);
-        }
-        Ok(out)
+            },
+        )
     }
 
     /// Per hit, the share of the query's weight (idf) it holds in its
@@ -325,4 +309,28 @@ impl LocalCorpus {
     pub fn passage_count(&self) -> u64 {
         self.meta.passages as u64
     }
+}
+
+/// Per hit, `read` of a fast-field column of its segment; `open` opens
+/// that column once per segment, not once per hit.
+fn per_hit<C: Clone, T>(
+    searcher: &Searcher,
+    top: &[(f32, DocAddress)],
+    open: impl Fn(&FastFieldReaders) -> Result<C, CorpusError>,
+    read: impl Fn(&C, DocId) -> T,
+) -> Result<Vec<T>, CorpusError> {
+    let mut columns: HashMap<u32, C> = HashMap::new();
+    let mut out = Vec::with_capacity(top.len());
+    for (_, addr) in top {
+        let column = match columns.get(&addr.segment_ord) {
+            Some(c) => c.clone(),
+            None => {
+                let c = open(searcher.segment_reader(addr.segment_ord).fast_fields())?;
+                columns.insert(addr.segment_ord, c.clone());
+                c
+            }
+        };
+        out.push(read(&column, addr.doc_id));
+    }
+    Ok(out)
 }
