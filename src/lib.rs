@@ -12,4 +12,5 @@ pub mod resilience;
 pub mod search;
 pub mod session;
 pub mod text;
+pub mod tls;
 pub mod tui;

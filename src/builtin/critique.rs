@@ -169,6 +169,8 @@ pub fn critique(
         contradictions,
         needs_clarification: None,
         dimensions: None,
+        answer_relevance: None,
+        unanswered: false,
     }
 }
 

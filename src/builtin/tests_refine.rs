@@ -59,6 +59,8 @@ fn prior(gaps: &[&str], weak: &[&str]) -> PriorIteration {
         contradictions: Vec::new(),
         needs_clarification: None,
         dimensions: None,
+        answer_relevance: None,
+        unanswered: false,
     };
     PriorIteration {
         iteration: 1,

@@ -207,6 +207,8 @@ mod tests {
             contradictions: vec![],
             needs_clarification: None,
             dimensions: None,
+            answer_relevance: None,
+            unanswered: false,
         }
     }
 

@@ -86,6 +86,8 @@ pub fn critique(question: &str, draft: &Draft) -> Critique {
         contradictions: Vec::new(),
         needs_clarification: None,
         dimensions: None,
+        answer_relevance: None,
+        unanswered: false,
     }
 }
 

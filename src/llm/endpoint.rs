@@ -164,6 +164,7 @@ impl Endpoint {
             }
         };
         let connect_timeout = Duration::from_secs(cfg.connect_timeout_secs.max(1));
+        crate::tls::install_crypto_provider();
         let http = reqwest::Client::builder()
             .connect_timeout(connect_timeout)
             .build()

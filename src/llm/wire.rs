@@ -365,6 +365,8 @@ impl CritiqueWire {
             contradictions,
             needs_clarification: self.needs_clarification.and_then(ClarifyWire::into_clarification),
             dimensions,
+            answer_relevance: None,
+            unanswered: false,
         })
     }
 }

@@ -280,6 +280,8 @@ impl Reasoner for ScriptedReasoner {
                 options: vec!["the blue widget".into(), "the red widget".into()],
             }),
             dimensions: None,
+            answer_relevance: None,
+            unanswered: false,
         };
         self.reply(Role::Critique, critique)
     }

@@ -80,6 +80,16 @@ pub struct Critique {
     /// The critic's own dimension scores; derived from signals when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dimensions: Option<DimensionScores>,
+    /// How well the draft's direct answer (its first paragraph) addresses
+    /// the question as asked, in `[0, 1]`: the built-in measures it from
+    /// the quoted passages, the LLM critic judges it with the evidence.
+    /// `None` when nobody judged it (a fallback, a log from before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer_relevance: Option<f64>,
+    /// The critic found that the sources do not answer the question at
+    /// all, as opposed to answering it weakly.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unanswered: bool,
 }
 
 impl Critique {

@@ -28,6 +28,7 @@ pub fn build_client(cfg: &WebConfig, resolve: &[(String, SocketAddr)]) -> Result
             attempt.follow()
         }
     });
+    crate::tls::install_crypto_provider();
     let mut builder = reqwest::Client::builder()
         .user_agent(cfg.user_agent.clone())
         .connect_timeout(Duration::from_secs(cfg.connect_timeout_secs.max(1)))

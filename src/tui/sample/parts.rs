@@ -49,6 +49,8 @@ pub(super) fn critique(k: u32, ask: bool) -> Critique {
         contradictions: vec![],
         needs_clarification: ask.then(clarification),
         dimensions: None,
+        answer_relevance: None,
+        unanswered: false,
     }
 }
 
