@@ -151,7 +151,8 @@ async fn search_rows(setup: &setup::Setup, query: &str, rows: &mut Vec<Row>) {
     let progress = |line: &str| eprintln!("{line}");
     let ctx = BuildContext { config: &setup.config, paths: &setup.paths, progress: &progress };
     for (i, chain) in setup.config.search.chains.iter().enumerate() {
-        rows.push(row(format!("search chain {}", i + 1), Status::Ok, chain.join(" → ")));
+        let chain_row = rows.len();
+        rows.push(row(format!("search chain {}", i + 1), Status::Fail, chain.join(" → ")));
         let mut any_ok = false;
         let mut chain_rows = Vec::new();
         for name in chain {
@@ -177,6 +178,11 @@ async fn search_rows(setup: &setup::Setup, query: &str, rows: &mut Vec<Row>) {
             }
         }
         // A chain works when one of its providers does; the others are fallbacks.
+        if any_ok {
+            rows[chain_row].status = Status::Ok;
+        } else {
+            rows[chain_row].detail = format!("{}: no provider answered", chain.join(" → "));
+        }
         for mut r in chain_rows {
             if any_ok && r.status == Status::Fail {
                 r.status = Status::Warn;

@@ -40,13 +40,24 @@ pub fn line(record: &EventRecord, state: &SessionState) -> Option<String> {
             format!("{} degraded mode: {}", it(iteration), sanitize_inline(reason))
         }
         Event::SearchCompleted { iteration, new_sources } => {
-            format!("{} {new_sources} new sources ({} in total)", it(iteration), state.sources.len())
+            // Pages found but unreadable were fetched too: the review counts
+            // them, so this line gives the same total.
+            let unreadable = state.iteration_record(*iteration).map_or(0, |r| r.skipped.len());
+            match unreadable {
+                0 => format!("{} {new_sources} new sources ({} in total)", it(iteration), state.sources.len()),
+                u => format!(
+                    "{} {new_sources} new sources, {u} unreadable ({} fetched; {} sources in total)",
+                    it(iteration),
+                    new_sources + u,
+                    state.sources.len()
+                ),
+            }
         }
         Event::Reviewed { iteration, report, .. } if report.total_fetched == 0 => {
             format!("{} review: no new sources", it(iteration))
         }
         Event::Reviewed { iteration, report, .. } => format!(
-            "{} review: kept {} of {} (quality {:.2}{})",
+            "{} review: kept {} of {} fetched (quality {:.2}{})",
             it(iteration),
             report.verified,
             report.total_fetched,
@@ -133,7 +144,7 @@ mod tests {
     #[test]
     fn an_iteration_without_new_sources_says_so() {
         assert_eq!(reviewed(0, 0).as_deref(), Some("[2] review: no new sources"));
-        assert_eq!(reviewed(4, 2).as_deref(), Some("[2] review: kept 2 of 4 (quality 0.50)"));
+        assert_eq!(reviewed(4, 2).as_deref(), Some("[2] review: kept 2 of 4 fetched (quality 0.50)"));
     }
 
     #[test]

@@ -14,6 +14,9 @@ pub fn caveats(state: &SessionState, stop: StopReason, based_on: Option<u32>, s:
             state.degraded.join("; ")
         ));
     }
+    if let Some(c) = failed_queries_caveat(state) {
+        out.push(c);
+    }
     if let Some(c) = no_sources_caveat(state) {
         out.push(c);
     }
@@ -71,6 +74,19 @@ pub fn caveats(state: &SessionState, stop: StopReason, based_on: Option<u32>, s:
         ));
     }
     out
+}
+
+/// Queries that failed, when they were too few to mark the session
+/// degraded (3 of 17, say): the reader still learns that the search had holes.
+fn failed_queries_caveat(state: &SessionState) -> Option<String> {
+    let queries = state.iterations.iter().flat_map(|it| &it.queries).filter(|q| q.result.is_some());
+    let (failed, total) = queries.fold((0, 0), |(f, t), q| {
+        (f + usize::from(matches!(q.result, Some(super::state::QueryResult::Failed { .. }))), t + 1)
+    });
+    if failed == 0 || state.degraded.iter().any(|r| r.contains("queries failed")) {
+        return None;
+    }
+    Some(format!("{failed} of {total} search queries failed; what they would have found is missing from this answer."))
 }
 
 /// When nothing usable was left to draft from, why: from the iterations'

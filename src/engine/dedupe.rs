@@ -46,8 +46,13 @@ impl NearDuplicates {
         }
     }
 
-    /// The known source most similar to `shingles`, if its Jaccard
-    /// similarity reaches `threshold`.
+    /// The known source most similar to `shingles`, if their similarity
+    /// reaches `threshold`: the larger of their Jaccard similarity and, when
+    /// the smaller text is long enough to judge, the share of the smaller
+    /// one found in the larger. The same page read by two extractors (the
+    /// local corpus's and a web page's Readability) differs in what each
+    /// keeps around the content, so neither text is near-identical to the
+    /// other as a whole while one holds almost all of the other.
     pub fn find(&self, shingles: &[u64], threshold: f64) -> Option<SourceId> {
         // Ids are dense, so shared-shingle counts live in a plain vector.
         let mut shared = vec![0usize; self.sizes.len()];
@@ -60,20 +65,31 @@ impl NearDuplicates {
             .iter()
             .enumerate()
             .filter(|(_, n)| **n > 0)
-            .map(|(i, n)| {
-                let union = shingles.len() + self.sizes[i] - n;
-                (SourceId(i as u32 + 1), if union == 0 { 0.0 } else { *n as f64 / union as f64 })
-            })
+            .map(|(i, n)| (SourceId(i as u32 + 1), similarity(*n, shingles.len(), self.sizes[i])))
             .filter(|(_, sim)| *sim >= threshold)
             .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
             .map(|(id, _)| id)
     }
 }
 
+/// Below this many shingles (about a paragraph) a text is too short for
+/// containment to mean it is the same page: a short note is contained in
+/// many long pages that quote it.
+const MIN_CONTAINED_SHINGLES: usize = 60;
+
+/// Similarity of two shingle sets of sizes `a` and `b` sharing `shared`.
+fn similarity(shared: usize, a: usize, b: usize) -> f64 {
+    let union = a + b - shared;
+    let jaccard = if union == 0 { 0.0 } else { shared as f64 / union as f64 };
+    let smaller = a.min(b);
+    let contained = if smaller >= MIN_CONTAINED_SHINGLES { shared as f64 / smaller as f64 } else { 0.0 };
+    jaccard.max(contained)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text::fingerprint;
+    use crate::text::{fingerprint, sorted_jaccard};
 
     fn print(text: &str) -> Vec<u64> {
         fingerprint(text)
@@ -88,5 +104,20 @@ mod tests {
         let near = format!("{a} today");
         assert_eq!(d.find(&print(&near), 0.8), Some(SourceId(1)));
         assert_eq!(d.find(&print("Completely different words about lifetimes and borrowing rules"), 0.5), None);
+    }
+
+    #[test]
+    fn a_page_held_almost_whole_by_a_longer_extraction_of_it_is_the_same_source() {
+        let words = |from: usize, to: usize| (from..to).map(|i| format!("word{i}")).collect::<Vec<_>>().join(" ");
+        let mut d = NearDuplicates::default();
+        // The corpus's extraction: navigation and a long list around the content.
+        let local = format!("{} {} {}", words(0, 80), words(100, 300), words(400, 600));
+        d.insert(SourceId(1), &print(&local));
+        // The web page's Readability kept the content only, and a line of its own.
+        let web = format!("{} extra line kept by the page", words(100, 300));
+        assert!(sorted_jaccard(&print(&local), &print(&web)) < 0.5, "not near-identical as a whole");
+        assert_eq!(d.find(&print(&web), 0.9), Some(SourceId(1)));
+        // A short text that a long page happens to hold is not that page.
+        assert_eq!(d.find(&print(&words(100, 140)), 0.9), None);
     }
 }

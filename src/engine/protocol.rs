@@ -181,6 +181,12 @@ pub enum Event {
         provider: String,
         reason: String,
     },
+    /// A provider's open circuit closed: a call succeeded (the trial after
+    /// the cool-down, or one already in flight when it opened).
+    CircuitClosed {
+        iteration: u32,
+        provider: String,
+    },
     DegradedMode {
         iteration: u32,
         reason: String,
@@ -296,6 +302,7 @@ impl Event {
             Event::QueryFailed { .. } => "query_failed",
             Event::ProviderFallback { .. } => "provider_fallback",
             Event::CircuitOpened { .. } => "circuit_opened",
+            Event::CircuitClosed { .. } => "circuit_closed",
             Event::DegradedMode { .. } => "degraded_mode",
             Event::SourceAdded { .. } => "source_added",
             Event::SourceDuplicate { .. } => "source_duplicate",

@@ -76,13 +76,15 @@ pub struct Mechanics {
 
 /// Post-processes the planner's queries for the next iteration:
 /// reformulations of queries that found fewer than `min_results`, the
-/// suggested keywords, no query that already ran, at most `max_queries`.
+/// suggested keywords (see [`apply_keywords`]; `stale` are earlier
+/// refinements' exclusions), no query that already ran, at most `max_queries`.
 pub fn apply_mechanics(
     planned: Vec<PlannedQuery>,
     previous: &[QueryYield<'_>],
     already_run: &HashSet<String>,
     suggestion: Option<&SuggestedRefinement>,
     max_queries: usize,
+    stale: &HashSet<String>,
     s: &RefineSettings,
 ) -> Mechanics {
     let mut reformulations = Vec::new();
@@ -124,20 +126,70 @@ pub fn apply_mechanics(
 
     let (negative, positive) = suggestion
         .map_or((Vec::new(), Vec::new()), |sug| (sug.add_negative_keywords.clone(), sug.add_positive_keywords.clone()));
-    for q in &mut queries {
-        for n in &negative {
-            if !q.exclude.contains(n) {
-                q.exclude.push(n.clone());
-            }
-        }
-        for p in &positive {
+    let applied = apply_keywords(&mut queries, &negative, &positive, stale);
+    Mechanics { queries, reformulations, negative_keywords: applied, positive_keywords: positive }
+}
+
+/// Placeholder words: what code samples and templates are full of, never
+/// what a page is about.
+const PLACEHOLDERS: &[&str] =
+    &["foo", "bar", "baz", "qux", "quux", "xyz", "xxx", "tbd", "todo", "lorem", "ipsum", "dummy", "placeholder"];
+
+/// Whether `term` may be excluded from a query whose words are `words`:
+/// never a word (or phrase) the query itself searches for, never a word of
+/// one or two characters (`-t` excludes half the web) or a placeholder.
+/// `site:host` exclusions are judged by their host alone.
+pub fn excludable(term: &str, words: &[String]) -> bool {
+    let term = term.trim();
+    if let Some(host) = term.strip_prefix("site:") {
+        return host.trim().chars().filter(|c| c.is_alphanumeric()).count() >= 3;
+    }
+    let parts = words_of(term);
+    if parts.is_empty() || parts.iter().all(|w| w.chars().count() <= 2 || PLACEHOLDERS.contains(&w.as_str())) {
+        return false;
+    }
+    // A phrase the query contains, word for word, is what it searches for.
+    !words.windows(parts.len()).any(|win| win.iter().zip(&parts).all(|(a, b)| a == b))
+}
+
+/// The lowercased words of a query or term, punctuation and quotes left out.
+fn words_of(text: &str) -> Vec<String> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+}
+
+/// Adds the refinement's keywords to every query: `positive` terms to the
+/// text, then `negative` ones as exclusions where [`excludable`] allows. A
+/// query's own exclusions (the planner's) pass the same test, and one that
+/// an earlier refinement computed (`stale`) is dropped: exclusions belong to
+/// the refinement that computed them, they do not stick to later queries.
+/// Returns the exclusions applied to at least one query.
+pub fn apply_keywords(
+    queries: &mut [PlannedQuery],
+    negative: &[String],
+    positive: &[String],
+    stale: &HashSet<String>,
+) -> Vec<String> {
+    let mut applied: Vec<String> = Vec::new();
+    for q in queries.iter_mut() {
+        for p in positive {
             if !normalize_for_match(&q.text).split(' ').any(|w| w == normalize_for_match(p)) {
                 q.text.push(' ');
                 q.text.push_str(p);
             }
         }
+        let words = words_of(&q.text);
+        let own = std::mem::take(&mut q.exclude);
+        let own = own.into_iter().filter(|t| !stale.contains(t) || negative.contains(t));
+        for n in own.chain(negative.iter().cloned()) {
+            if !q.exclude.contains(&n) && excludable(&n, &words) {
+                if negative.contains(&n) && !applied.contains(&n) {
+                    applied.push(n.clone());
+                }
+                q.exclude.push(n);
+            }
+        }
     }
-    Mechanics { queries, reformulations, negative_keywords: negative, positive_keywords: positive }
+    applied
 }
 
 #[cfg(test)]
@@ -194,7 +246,7 @@ mod tests {
             QueryYield { text: "send sync bounds", hits: None },
         ];
         let planned = vec![PlannedQuery::new("RC arc threads", "repeat"), PlannedQuery::new("arc clone cost", "new")];
-        let m = apply_mechanics(planned, &previous, &already, None, 10, &RefineSettings::default());
+        let m = apply_mechanics(planned, &previous, &already, None, 10, &HashSet::new(), &RefineSettings::default());
         let texts: Vec<&str> = m.queries.iter().map(|q| q.text.as_str()).collect();
         assert_eq!(texts, vec!["rc arc", "send sync", "arc clone cost"]);
         assert_eq!(m.reformulations.len(), 2);
@@ -209,7 +261,8 @@ mod tests {
             add_positive_keywords: vec!["breeder".into()],
         };
         let planned = vec![PlannedQuery::new("syrian hamster", "x"), PlannedQuery::new("hamster breeder", "y")];
-        let m = apply_mechanics(planned, &[], &HashSet::new(), Some(&sug), 10, &RefineSettings::default());
+        let m =
+            apply_mechanics(planned, &[], &HashSet::new(), Some(&sug), 10, &HashSet::new(), &RefineSettings::default());
         assert_eq!(m.queries[0].text, "syrian hamster breeder");
         assert_eq!(m.queries[1].text, "hamster breeder");
         assert!(m.queries.iter().all(|q| q.exclude == vec!["cage".to_string()]));
@@ -222,8 +275,57 @@ mod tests {
             .map(|t| QueryYield { text: t, hits: Some(0) })
             .collect();
         let planned = vec![PlannedQuery::new("new one", ""), PlannedQuery::new("new two", "")];
-        let m = apply_mechanics(planned, &previous, &HashSet::new(), None, 3, &RefineSettings::default());
+        let m =
+            apply_mechanics(planned, &previous, &HashSet::new(), None, 3, &HashSet::new(), &RefineSettings::default());
         let texts: Vec<&str> = m.queries.iter().map(|q| q.text.as_str()).collect();
         assert_eq!(texts, vec!["alpha beta", "new one", "new two"]);
+    }
+
+    #[test]
+    fn a_query_never_excludes_its_own_terms_short_words_or_placeholders() {
+        let sug = SuggestedRefinement {
+            reason: "r".into(),
+            add_negative_keywords: ["raw", "weak", "t", "foo", "casino", "Pointer", "site:spam.example", "site:x"]
+                .map(String::from)
+                .to_vec(),
+            add_positive_keywords: vec!["weak".into()],
+        };
+        let planned = vec![
+            PlannedQuery::new("broken references", "x"),
+            PlannedQuery::new("pointer type data", "y"),
+            PlannedQuery::new("\"raw pointer\" casts", "z"),
+        ];
+        let m =
+            apply_mechanics(planned, &[], &HashSet::new(), Some(&sug), 10, &HashSet::new(), &RefineSettings::default());
+        let excluded: Vec<Vec<&str>> =
+            m.queries.iter().map(|q| q.exclude.iter().map(String::as_str).collect()).collect();
+        assert_eq!(m.queries[0].text, "broken references weak", "the positive keyword is searched for");
+        assert_eq!(excluded[0], vec!["raw", "casino", "Pointer", "site:spam.example"]);
+        assert_eq!(excluded[1], vec!["raw", "casino", "site:spam.example"]);
+        assert_eq!(excluded[2], vec!["casino", "site:spam.example"]);
+        assert_eq!(m.negative_keywords, vec!["raw", "casino", "Pointer", "site:spam.example"]);
+        assert!(excludable("toy store", &words_of("pet store prices")), "a phrase, not its words");
+        assert!(!excludable("pet store", &words_of("pet store prices")));
+    }
+
+    #[test]
+    fn exclusions_belong_to_the_refinement_that_computed_them() {
+        // The planner repeats last refinement's exclusion and adds one of its own.
+        let mut planned = PlannedQuery::new("arc clone cost", "x");
+        planned.exclude = vec!["casino".into(), "tutorial".into(), "cost".into()];
+        let stale: HashSet<String> = ["casino".to_string()].into();
+        let m =
+            apply_mechanics(vec![planned.clone()], &[], &HashSet::new(), None, 10, &stale, &RefineSettings::default());
+        assert_eq!(m.queries[0].exclude, vec!["tutorial".to_string()]);
+        assert!(m.negative_keywords.is_empty());
+        // Suggested again by this refinement, it applies again.
+        let sug = SuggestedRefinement {
+            reason: "r".into(),
+            add_negative_keywords: vec!["casino".into()],
+            add_positive_keywords: Vec::new(),
+        };
+        let m =
+            apply_mechanics(vec![planned], &[], &HashSet::new(), Some(&sug), 10, &stale, &RefineSettings::default());
+        assert_eq!(m.queries[0].exclude, vec!["casino".to_string(), "tutorial".to_string()]);
     }
 }

@@ -246,7 +246,25 @@ impl SessionState {
                     it.fallbacks.push(format!("circuit opened for {provider}: {reason}"));
                 }
             }
-            Event::DegradedMode { reason, .. } => self.degraded.push(reason.clone()),
+            Event::CircuitClosed { iteration, provider } => {
+                if let Some(it) = self.iteration_mut(*iteration) {
+                    it.fallbacks.push(format!("circuit closed for {provider}: a call succeeded"));
+                }
+                // The report says what happened: it failed, and recovered.
+                let failing = provider_failing(provider);
+                if let Some(r) = self.degraded.iter_mut().find(|r| **r == failing) {
+                    *r = format!("provider {provider} failed, then recovered");
+                }
+            }
+            Event::DegradedMode { reason, .. } => {
+                // Failing again after it recovered: the newer news replaces it.
+                let recovered = reason
+                    .strip_prefix("provider ")
+                    .and_then(|r| r.strip_suffix(" is failing"))
+                    .map(|p| format!("provider {p} failed, then recovered"));
+                self.degraded.retain(|r| Some(r) != recovered.as_ref());
+                self.degraded.push(reason.clone())
+            }
             Event::SourceAdded { source } => {
                 if let Some(it) = self.iteration_mut(source.iteration) {
                     it.new_sources.push(source.id);
@@ -490,4 +508,8 @@ impl QueryRecord {
     fn pending(query: PlannedQuery) -> Self {
         Self { query, result: None }
     }
+}
+/// The degraded-mode reason of a provider whose circuit opened.
+pub fn provider_failing(provider: &str) -> String {
+    format!("provider {provider} is failing")
 }

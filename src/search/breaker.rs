@@ -82,9 +82,11 @@ impl Breaker {
         self.state() != BreakerState::Open
     }
 
-    pub fn record_success(&mut self) {
+    /// Records a success; true when it closed an open (or half-open)
+    /// circuit, as a success already in flight when the circuit opened does.
+    pub fn record_success(&mut self) -> bool {
         self.consecutive_failures = 0;
-        self.opened_at = None;
+        self.opened_at.take().is_some()
     }
 
     /// Records a failure; `Some(rule)` when this failure opened the circuit.
@@ -130,8 +132,18 @@ mod tests {
         assert_eq!(b.record_failure(), Some(Trip::TrialFailed), "a failed trial re-opens");
         assert!(!b.allows());
         tokio::time::advance(Duration::from_secs(61)).await;
-        b.record_success();
+        assert!(b.record_success(), "the trial's success closes the circuit, and says so");
         assert_eq!(b.state(), BreakerState::Closed);
+        assert!(!b.record_success(), "a closed circuit has nothing to close");
+    }
+
+    #[test]
+    fn a_success_in_flight_closes_a_circuit_that_just_opened() {
+        let mut b = Breaker::new(2, Duration::from_secs(60));
+        b.record_failure();
+        assert!(b.record_failure().is_some());
+        assert!(b.record_success(), "closing an open circuit is reported");
+        assert!(b.allows());
     }
 
     #[test]

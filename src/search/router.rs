@@ -34,6 +34,8 @@ pub struct RoutedSearch {
     pub hits: Vec<(String, SearchHit)>,
     pub providers_used: Vec<String>,
     pub failures: Vec<ChainAttempt>,
+    /// Providers whose open circuit this search's success closed.
+    pub circuits_closed: Vec<String>,
     /// Set when no chain produced an answer.
     pub error: Option<String>,
     pub attempts: u32,
@@ -83,6 +85,7 @@ impl SearchRouter {
         for r in results {
             out.attempts += r.attempts;
             out.failures.extend(r.failures);
+            out.circuits_closed.extend(r.circuits_closed);
             match r.error {
                 None => {
                     out.hits.extend(r.hits);
@@ -120,8 +123,8 @@ impl SearchRouter {
             out.attempts += attempts;
             match result {
                 Ok(hits) => {
-                    if let Ok(mut b) = slot.breaker.lock() {
-                        b.record_success();
+                    if slot.breaker.lock().is_ok_and(|mut b| b.record_success()) {
+                        out.circuits_closed.push(name.clone());
                     }
                     out.hits = hits.into_iter().map(|h| (name.clone(), h)).collect();
                     out.providers_used.push(name);
@@ -129,7 +132,7 @@ impl SearchRouter {
                 }
                 Err(e) => {
                     let opened = slot.breaker.lock().ok().and_then(|mut b| b.record_failure());
-                    last_error = format!("{name}: {e}");
+                    last_error = named(&name, &e.to_string());
                     out.failures.push(ChainAttempt {
                         provider: name,
                         error: e.to_string(),
@@ -152,6 +155,15 @@ impl SearchRouter {
         };
         let p = slot.provider.clone();
         retry(self.policy, || p.fetch(hit)).await.0
+    }
+}
+
+/// An error as the user reads it, once: `searxng: HTTP 429`, not
+/// `searxng: searxng: HTTP 429` when the provider already named itself.
+fn named(provider: &str, error: &str) -> String {
+    match error.strip_prefix(provider) {
+        Some(rest) if rest.starts_with(':') => error.to_string(),
+        _ => format!("{provider}: {error}"),
     }
 }
 
@@ -259,5 +271,12 @@ mod tests {
         let r = router.search(&q("x")).await;
         assert_eq!(r.providers_used, vec!["local", "web"]);
         assert_eq!(r.hits.len(), 2);
+    }
+
+    #[test]
+    fn an_error_names_its_provider_once() {
+        assert_eq!(named("searxng", "searxng: HTTP 429"), "searxng: HTTP 429");
+        assert_eq!(named("searxng", "HTTP 429"), "searxng: HTTP 429");
+        assert_eq!(named("brave", "braveheart failed"), "brave: braveheart failed");
     }
 }

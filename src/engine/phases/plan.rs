@@ -2,14 +2,17 @@
 //! reasoner for queries; REFINE first picks a strategy and afterwards
 //! applies the mechanical rewrites.
 
+use std::collections::{BTreeMap, HashSet};
+
 use crate::engine::fallback;
 use crate::engine::memory::MemoryEntry;
-use crate::engine::model::{PlannedQuery, Refinement, Reflection};
+use crate::engine::model::{PlannedQuery, Refinement, Reflection, SuggestedRefinement};
 use crate::engine::protocol::Event;
 use crate::engine::reasoner::{PlanContext, PlanOutput};
-use crate::engine::refine::{QueryYield, apply_mechanics, select_strategy};
+use crate::engine::refine::{QueryYield, apply_keywords, apply_mechanics, select_strategy};
 use crate::engine::run::{Engine, EngineError};
-use crate::engine::state::QueryResult;
+use crate::engine::state::{QueryResult, SessionState};
+use crate::engine::tiers::SourceMode;
 use crate::text::{normalize_for_match, sanitize_inline};
 
 impl Engine {
@@ -47,7 +50,10 @@ impl Engine {
         let Some(it) = self.state.iteration_record(n) else { return Ok(()) };
         let Some(evaluation) = it.evaluation.clone() else { return Ok(()) };
         let (strategy, rationale) = select_strategy(&evaluation, &self.state.convergence_trend, &self.settings.refine);
-        let suggestion = it.review.as_ref().and_then(|(_, r)| r.suggested_refinement.clone());
+        let mut suggestion = it.review.as_ref().and_then(|(_, r)| r.suggested_refinement.clone());
+        if self.settings.source_mode == SourceMode::Strict {
+            with_filtered_sites(&mut suggestion, &self.state);
+        }
         let previous: Vec<(String, Option<usize>)> = it
             .queries
             .iter()
@@ -73,16 +79,31 @@ impl Engine {
         let planned = tidy_queries(planned, usize::MAX);
         let yields: Vec<QueryYield> = previous.iter().map(|(text, hits)| QueryYield { text, hits: *hits }).collect();
         let max = self.max_queries();
-        let mut m =
-            apply_mechanics(planned.clone(), &yields, &already_run, suggestion.as_ref(), max, &self.settings.refine);
+        // Exclusions earlier refinements computed: they applied to the
+        // iteration after theirs only.
+        let stale: HashSet<String> = self
+            .state
+            .iterations
+            .iter()
+            .filter(|r| r.iteration != n)
+            .filter_map(|r| r.refinement.as_ref())
+            .flat_map(|r| r.negative_keywords.iter().cloned())
+            .collect();
+        let s = &self.settings.refine;
+        let mut m = apply_mechanics(planned.clone(), &yields, &already_run, suggestion.as_ref(), max, &stale, s);
         if m.queries.is_empty() {
             // Everything was tried already: repeat the planner's best rather
-            // than run an empty iteration.
+            // than run an empty iteration, with this refinement's keywords
+            // (strict mode's `-site:` exclusions among them).
             m.queries = if planned.is_empty() {
                 fallback::plan(self.state.question(), &self.state.constraints, max).1
             } else {
                 planned.into_iter().take(max).collect()
             };
+            let (negative, positive) = suggestion.as_ref().map_or((Vec::new(), Vec::new()), |s| {
+                (s.add_negative_keywords.clone(), s.add_positive_keywords.clone())
+            });
+            m.negative_keywords = apply_keywords(&mut m.queries, &negative, &positive, &stale);
         }
         let refinement = Refinement {
             strategy,
@@ -128,6 +149,32 @@ impl Engine {
 
     pub(super) fn max_queries(&self) -> usize {
         self.settings.limits.max_queries.max(1) as usize
+    }
+}
+
+/// Strict mode never keeps a site it filtered, so each refinement excludes
+/// the sites it filtered more than once so far (`-site:host`), also after
+/// an iteration that found nothing new to review.
+fn with_filtered_sites(suggestion: &mut Option<SuggestedRefinement>, state: &SessionState) {
+    let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+    for s in &state.sources {
+        if s.verdict.as_ref().and_then(|v| v.reason.as_deref()) == Some("tier_filtered") && !s.meta.site.is_empty() {
+            *count.entry(s.meta.site.as_str()).or_default() += 1;
+        }
+    }
+    let sites: Vec<String> = count.into_iter().filter(|(_, n)| *n >= 2).map(|(s, _)| format!("site:{s}")).collect();
+    if sites.is_empty() {
+        return;
+    }
+    let sug = suggestion.get_or_insert_with(|| SuggestedRefinement {
+        reason: "strict mode: sites it filtered before".into(),
+        add_negative_keywords: Vec::new(),
+        add_positive_keywords: Vec::new(),
+    });
+    for site in sites {
+        if !sug.add_negative_keywords.contains(&site) {
+            sug.add_negative_keywords.push(site);
+        }
     }
 }
 

@@ -13,6 +13,7 @@ use crate::engine::model::{SourceId, SourceKind, SourceMeta};
 use crate::engine::protocol::Event;
 use crate::engine::refine::broaden;
 use crate::engine::run::{Engine, EngineError, now_ms};
+use crate::engine::state::provider_failing;
 use crate::search::canonical::{canonical_locator, site_of};
 use crate::search::{RoutedSearch, SearchHit, SearchQuery, SearchRouter};
 use crate::text::{fingerprint, sanitize_inline, text_hash};
@@ -78,7 +79,7 @@ impl Engine {
                     provider: f.provider.clone(),
                     reason: format!("{rule}: {}", f.error),
                 })?;
-                self.degrade(n, format!("provider {} is failing", f.provider))?;
+                self.degrade(n, provider_failing(&f.provider))?;
             }
             if let Some(to) = &f.fallback_to {
                 self.emit(Event::ProviderFallback {
@@ -88,6 +89,9 @@ impl Engine {
                     error: f.error.clone(),
                 })?;
             }
+        }
+        for provider in &q.routed.circuits_closed {
+            self.emit(Event::CircuitClosed { iteration: n, provider: provider.clone() })?;
         }
         match &q.routed.error {
             Some(error) => {

@@ -39,7 +39,9 @@ impl Engine {
                 Some(None) => (fallback_body(Some(&draft)), draft.claims.clone()),
             }
         };
-        let verification = self.verify_claims(&body, &claims);
+        // The caveats cite sources too (monitor mode's unconfirmed tier-5
+        // statements): every id the report uses is listed and checked.
+        let verification = self.verify_claims(&format!("{body}\n\n{}", caveats.join("\n")), &claims);
         let cited: Vec<SourceId> = verification.cited.clone();
         let markdown = assemble(&self.state, &mark_unsupported(&body, &verification), &cited, &caveats);
         let report = Report { markdown, claims, based_on_iteration: based_on, caveats, stop };

@@ -38,10 +38,7 @@ impl SearchProvider for LocalProvider {
         Ok(hits
             .into_iter()
             .map(|h| {
-                let locator = match &h.anchor {
-                    Some(a) if !a.is_empty() => format!("{}#{a}", h.path),
-                    _ => h.path.clone(),
-                };
+                let locator = file_url(&self.corpus.root, &h.path, h.anchor.as_deref());
                 SearchHit {
                     locator,
                     title: h.title,
@@ -74,6 +71,21 @@ impl SearchProvider for LocalProvider {
     }
 }
 
+/// Where a reader opens a page: a `file://` URL of the file under the
+/// corpus folder, with the passage's anchor (a bare relative path cannot be
+/// opened from a report). The relative path stays the canonical locator.
+fn file_url(root: &std::path::Path, path: &str, anchor: Option<&str>) -> String {
+    let file = root.join(path);
+    match reqwest::Url::from_file_path(&file) {
+        Ok(mut url) => {
+            url.set_fragment(anchor.filter(|a| !a.is_empty()));
+            url.to_string()
+        }
+        // Not an absolute path: the file's path as it is, still openable.
+        Err(()) => file.display().to_string(),
+    }
+}
+
 fn site(path: &str) -> String {
     match top_folder(path) {
         "" => "local".to_string(),
@@ -97,4 +109,17 @@ fn iso_date(secs: u64) -> Option<String> {
     let t = time::OffsetDateTime::from_unix_timestamp(secs as i64).ok()?;
     let d = t.date();
     Some(format!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_local_locator_is_a_file_url_a_reader_can_open() {
+        let root = std::path::Path::new("/data/rust docs");
+        let url = file_url(root, "std/rc/index.html", Some("main-content"));
+        assert_eq!(url, "file:///data/rust%20docs/std/rc/index.html#main-content");
+        assert_eq!(file_url(root, "notes.md", None), "file:///data/rust%20docs/notes.md");
+    }
 }
