@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use mock::*;
 use sleuth::engine::Event;
-use sleuth::engine::model::{Outcome, SourceKind};
+use sleuth::engine::model::{Outcome, SourceId, SourceKind};
 use sleuth::engine::ports::TextStore;
 use sleuth::engine::tiers::SourceMode;
 use sleuth::search::web::{Brave, Searxng, Tavily, WebConfig};
@@ -500,7 +500,7 @@ async fn strict_mode_over_unknown_domains_says_why_and_how_to_widen_it() {
     );
 }
 
-async fn tiered_session(mode: SourceMode, social_text: &str) -> mock::Finished {
+async fn tiered_session(mode: SourceMode, social_text: &str, turn: Turn) -> mock::Finished {
     let server = MockServer::start().await;
     let port = server.address().port();
     html_page(
@@ -522,12 +522,13 @@ async fn tiered_session(mode: SourceMode, social_text: &str) -> mock::Finished {
     settings.source_mode = mode;
     settings.tiers = tiers(&[("official.test", 1, "official"), ("social.test", 5, "social")]);
     let dir = tempfile::tempdir().unwrap();
-    run(settings, vec![vec![searx]], ScriptedReasoner::new(vec![Turn::coverage(1, 1)]), QUESTION, dir.path()).await
+    run(settings, vec![vec![searx]], ScriptedReasoner::new(vec![turn]), QUESTION, dir.path()).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn discovery_mode_keeps_every_tier_and_marks_tiers_3_to_5() {
-    let done = tiered_session(SourceMode::Discovery, &format!("{}. Someone on the forum agrees.", fact(1))).await;
+    let social = format!("{}. Someone on the forum agrees.", fact(1));
+    let done = tiered_session(SourceMode::Discovery, &social, Turn::coverage(1, 1)).await;
     assert_eq!(done.state.usable_sources().count(), 2);
     let report = done.report();
     let line = |needle: &str| {
@@ -541,7 +542,9 @@ async fn discovery_mode_keeps_every_tier_and_marks_tiers_3_to_5() {
 async fn monitor_mode_compares_what_tier_1_and_tier_5_say() {
     let rumour = "Insiders claim the consortium secretly plans to abandon the port next year";
     let social = format!("{}. {rumour}.", fact(1));
-    let done = tiered_session(SourceMode::Monitor, &social).await;
+    // The draft cites the official source only: the tier-5 one is cited by
+    // the monitor caveat alone.
+    let done = tiered_session(SourceMode::Monitor, &social, Turn { cite: 1, ..Turn::coverage(1, 1) }).await;
     let critique = done.state.iterations[0].critique.as_ref().unwrap();
     let issue =
         critique.issues.iter().find(|i| i.aspect.as_deref() == Some("tier 1 vs tier 5")).expect("comparison issue");
@@ -550,7 +553,16 @@ async fn monitor_mode_compares_what_tier_1_and_tier_5_say() {
         "{}",
         issue.description
     );
-    assert!(done.report().contains(rumour), "the report carries the comparison: {}", done.report());
+    let report = done.report();
+    assert!(report.contains(rumour), "the report carries the comparison: {report}");
+    // Every id the report uses, caveats included, is listed and verified.
+    let sources = report.split("\n## Sources\n").nth(1).unwrap_or_default();
+    for id in sleuth::engine::citations::citation_markers(report.split("\n## Sources\n").next().unwrap()) {
+        assert!(sources.contains(&format!("- [{id}] ")), "[{id}] is not listed: {report}");
+    }
+    assert!(sources.contains("- [2] [Tier 5 | social] Forum post"), "{report}");
+    let v = done.state.verification.as_ref().unwrap();
+    assert!(v.cited.contains(&SourceId(2)) && v.unknown_ids.is_empty(), "{v:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

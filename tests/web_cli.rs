@@ -255,18 +255,23 @@ async fn monitor_mode_lists_and_verifies_every_id_its_caveats_cite() {
     let (port, social_port) = (server.address().port(), social.address().port());
     for i in 0..4 {
         html_page(&server, &format!("/o{i}"), on_topic(i)).await;
-        let rumour = format!(
-            "Rumour {i}: widgets secretly drain gadget batteries overnight when the moon is full, users claim loudly."
-        );
-        html_page(&social, &format!("/s{i}"), article("Forum thread", "2025-06-01", &[&rumour, &fact(i)])).await;
+        let claims = [
+            "widgets secretly drain gadget batteries overnight when the moon is full, users claim loudly",
+            "a widget painted red runs faster than a blue one according to several anonymous posters",
+            "gadget firmware phones home to a server on the moon every Tuesday afternoon, one thread insists",
+            "widgets hum a tune when connected to gadgets made before the great flood of last spring",
+        ];
+        let rumour = format!("Rumour {i}: {}.", claims[i]);
+        html_page(&social, &format!("/s{i}"), article("Forum thread", "2025-06-01", &[&rumour, &rumour])).await;
     }
+    // Many tier-5 threads: the monitor caveat names them all, the body
+    // quotes only a few.
     searxng(&server, move |q| {
         let k = q.len() % 4;
-        vec![
-            hit(&format!("http://127.0.0.1:{port}/o{k}"), "official"),
-            hit(&format!("http://127.0.0.2:{social_port}/s{k}"), "thread"),
-            hit(&format!("http://127.0.0.2:{social_port}/s{}", (k + 1) % 4), "thread"),
-        ]
+        let mut hits: Vec<Hit> =
+            (0..2).map(|j| hit(&format!("http://127.0.0.1:{port}/o{}", (k + j) % 4), "official")).collect();
+        hits.extend((0..4).map(|j| hit(&format!("http://127.0.0.2:{social_port}/s{}", (k + j) % 4), "thread")));
+        hits
     })
     .await;
     let home = tempfile::tempdir().unwrap();

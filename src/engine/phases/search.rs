@@ -228,8 +228,10 @@ impl Engine {
     ) -> Result<bool, EngineError> {
         let print = dedupe_print(&doc.text);
         let threshold = self.settings.search.dedupe_similarity;
+        let title = doc.title.clone().filter(|t| !t.trim().is_empty()).unwrap_or_else(|| c.hit.title.clone());
+        let title = sanitize_inline(&title).trim().to_string();
         self.ensure_fingerprints();
-        let dup = self.fingerprints.as_ref().and_then(|index| index.find(&print, threshold));
+        let dup = self.fingerprints.as_ref().and_then(|index| index.find(&print, &title, threshold));
         if let Some(of) = dup {
             self.emit(Event::SourceDuplicate { iteration: n, of, locator: c.hit.locator })?;
             return Ok(false);
@@ -247,12 +249,11 @@ impl Engine {
             }
             None => (None, None),
         };
-        let title = doc.title.filter(|t| !t.trim().is_empty()).unwrap_or(c.hit.title);
         let meta = SourceMeta {
             id,
             locator,
             canonical,
-            title: sanitize_inline(&title).trim().to_string(),
+            title: title.clone(),
             site,
             provider: c.provider,
             kind: c.hit.kind,
@@ -268,7 +269,7 @@ impl Engine {
             text_hash: text_hash(&doc.text),
         };
         if let Some(index) = self.fingerprints.as_mut() {
-            index.insert(id, &print);
+            index.insert(id, &print, &title);
         }
         self.emit(Event::SourceAdded { source: meta })?;
         Ok(true)
@@ -278,11 +279,12 @@ impl Engine {
         if self.fingerprints.is_some() {
             return;
         }
-        let ids: Vec<SourceId> = self.state.sources.iter().map(|s| s.meta.id).collect();
+        let known: Vec<(SourceId, String)> =
+            self.state.sources.iter().map(|s| (s.meta.id, s.meta.title.clone())).collect();
         let mut index = NearDuplicates::default();
-        for id in ids {
+        for (id, title) in known {
             if let Some(text) = self.text_of(id) {
-                index.insert(id, &dedupe_print(&text));
+                index.insert(id, &dedupe_print(&text), &title);
             }
         }
         self.fingerprints = Some(index);
