@@ -104,7 +104,7 @@ impl App {
             }
             SearchTarget::Source | SearchTarget::Pane(Pane::Monitor) => return (Vec::new(), 0),
         };
-        hits(&mut self.current_doc(kind).text.iter().map(String::as_str))
+        hits(&mut self.current_doc(kind).text().iter().map(String::as_str))
     }
 
     fn position(&self, target: SearchTarget) -> usize {

@@ -292,7 +292,7 @@ fn documents_are_cached_per_width_and_rebuilt_on_change() {
     let wide = app.docs.reflection.as_ref().unwrap();
     assert_eq!(wide.key.width, detail_text_width(&app));
     let fresh = doc::reflection::lines(&app, wide.key.width);
-    assert_eq!(wide.text, fresh.iter().map(crate::tui::text::plain).collect::<Vec<_>>());
+    assert_eq!(wide.text(), fresh.iter().map(crate::tui::text::plain).collect::<Vec<_>>());
 
     // Paging builds what it needs itself, for the current selection.
     app.update(key(KeyCode::Left));

@@ -11,6 +11,8 @@ pub mod reflection;
 pub mod report;
 pub mod source;
 
+use std::cell::OnceCell;
+
 use ratatui::text::Line;
 
 use crate::engine::model::SourceId;
@@ -40,18 +42,24 @@ pub struct DocKey {
     pub source: Option<(SourceId, bool, bool)>,
 }
 
-/// Wrapped lines and their plain text (what search runs over).
+/// Wrapped lines and, once search asks for it, their plain text.
 #[derive(Debug, Clone)]
 pub struct Doc {
     pub key: DocKey,
     pub lines: Vec<Line<'static>>,
-    pub text: Vec<String>,
+    /// Made on the first search, not on every rebuild (a streaming report
+    /// is rebuilt for each frame).
+    text: OnceCell<Vec<String>>,
 }
 
 impl Doc {
     pub fn new(key: DocKey, lines: Vec<Line<'static>>) -> Self {
-        let text = lines.iter().map(plain).collect();
-        Doc { key, lines, text }
+        Doc { key, lines, text: OnceCell::new() }
+    }
+
+    /// The plain text of each line (what search runs over).
+    pub fn text(&self) -> &[String] {
+        self.text.get_or_init(|| self.lines.iter().map(plain).collect())
     }
 
     pub fn len(&self) -> usize {
