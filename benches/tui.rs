@@ -40,6 +40,9 @@ fn frame(c: &mut Criterion) {
             // Mid-list, so the visible window is not the cheap start.
             app.cursors.citations = 250;
             app.selected = Some(25);
+            // As the runner does before each frame: the pane's document is
+            // wrapped once, then every frame draws from the cache.
+            app.refresh_docs();
             let area = Rect::new(0, 0, w, h);
             let mut buf = Buffer::empty(area);
             group.bench_function(format!("{name}_{w}x{h}"), |b| {
@@ -53,6 +56,7 @@ fn frame(c: &mut Criterion) {
     // A whole terminal draw (render plus diff) on the test backend.
     let mut app = App::live(state, Theme::default(), Keymap::default()).with_size(100, 30);
     app.update(Msg::Resize(100, 30));
+    app.refresh_docs();
     let mut terminal = Terminal::new(TestBackend::new(100, 30)).expect("test backend");
     group.bench_function("terminal_draw_100x30", |b| {
         b.iter(|| {

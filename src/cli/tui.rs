@@ -135,7 +135,7 @@ fn farewell(state: &SessionState, engine: &Option<Result<SessionState, String>>,
 
 /// A session folder whose log never got an event is removed.
 fn discard_if_empty(dir: &Path) {
-    let log = dir.join("events.jsonl");
+    let log = SessionDir::at(dir).log_path();
     let empty = std::fs::metadata(&log).map(|m| m.len() == 0).unwrap_or(true);
     if empty {
         let _ = std::fs::remove_dir_all(dir);
@@ -180,38 +180,22 @@ pub async fn open(global: &GlobalArgs, args: OpenArgs) -> anyhow::Result<u8> {
     Ok(exit::OK)
 }
 
-/// A session folder from an id, a unique id prefix, or a path.
+/// A session folder from an id, a unique id prefix, `last`, or a path (the
+/// folder or its log), as `resume`, `export` and `fork` take it.
 fn resolve(sessions: &Path, arg: &str) -> anyhow::Result<PathBuf> {
     let as_path = PathBuf::from(arg);
-    if as_path.join("events.jsonl").is_file() {
+    if SessionDir::at(&as_path).log_path().is_file() {
         return Ok(as_path);
     }
-    if as_path.file_name().is_some_and(|n| n == "events.jsonl") && as_path.is_file() {
+    if as_path.file_name().is_some_and(|n| n == SessionDir::LOG_FILE) && as_path.is_file() {
         return Ok(as_path.parent().map(Path::to_path_buf).unwrap_or_default());
     }
-    if sessions.join(arg).is_dir() {
-        return Ok(sessions.join(arg));
-    }
-    let matches: Vec<PathBuf> = std::fs::read_dir(sessions)
-        .map(|rd| rd.flatten().map(|e| e.path()).collect::<Vec<_>>())
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(arg)))
-        .collect();
-    match matches.as_slice() {
-        [one] => Ok(one.clone()),
-        [] => anyhow::bail!(
+    match crate::session::resolve_id(sessions, arg) {
+        Ok(id) => Ok(SessionDir::new(sessions, &id).path),
+        Err(crate::session::OpenError::NotFound { .. }) => anyhow::bail!(
             "no session `{arg}` in {}; run `sleuth open` to choose from the saved sessions",
             sessions.display()
         ),
-        many => anyhow::bail!(
-            "`{arg}` matches {} sessions ({}); give more of the id",
-            many.len(),
-            many.iter()
-                .filter_map(|p| p.file_name())
-                .map(|n| n.to_string_lossy().into_owned())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+        Err(e) => Err(e.into()),
     }
 }

@@ -35,12 +35,21 @@ pub struct SessionDir {
 }
 
 impl SessionDir {
+    /// The event log's file name inside a session folder.
+    pub const LOG_FILE: &str = "events.jsonl";
+
     pub fn new(root: &Path, id: &str) -> Self {
         Self { id: id.to_string(), path: root.join(id) }
     }
 
+    /// The session whose folder is `path` (its id is the folder's name).
+    pub fn at(path: &Path) -> Self {
+        let id = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        Self { id, path: path.to_path_buf() }
+    }
+
     pub fn log_path(&self) -> PathBuf {
-        self.path.join("events.jsonl")
+        self.path.join(Self::LOG_FILE)
     }
 
     pub fn sources_dir(&self) -> PathBuf {

@@ -8,13 +8,16 @@
 
 pub mod app;
 mod config;
+pub mod doc;
 pub mod keymap;
 mod keyspec;
+pub mod layout;
 pub mod msg;
 pub mod picker;
 pub mod prompt;
 pub mod runner;
-#[doc(hidden)]
+/// Sample sessions for tests, benches and examples (feature `test-support`).
+#[cfg(any(test, feature = "test-support"))]
 pub mod sample;
 mod term;
 pub mod text;
@@ -35,7 +38,7 @@ pub use theme::Theme;
 use crate::config::Preset;
 use crate::engine::tiers::SourceMode;
 use crate::engine::{EngineError, EngineHandle, SessionState};
-use crate::session::{DirTexts, LogError, read_log};
+use crate::session::{DirTexts, LogError, SessionDir, read_log};
 
 #[derive(Debug, thiserror::Error)]
 pub enum TuiError {
@@ -111,7 +114,7 @@ pub struct LiveEnd {
 pub async fn live(tui: &mut Tui, opts: &Options, session: LiveSession) -> Result<LiveEnd, TuiError> {
     let LiveSession { mut task, handle, state, session_dir } = session;
     let EngineHandle { commands, mut events } = handle;
-    let texts = DirTexts::new(session_dir.join("sources"));
+    let texts = DirTexts::new(SessionDir::at(&session_dir).sources_dir());
     let mut app = App::live(state, opts.theme.clone(), opts.keymap.clone());
     let link = runner::EngineLink { commands: &commands, events: &mut events, task: &mut task };
     let out = runner::run(&mut tui.terminal, &mut tui.input, &mut app, Some(link), Some(&texts)).await?;
@@ -148,7 +151,7 @@ pub async fn pick(tui: &mut Tui, opts: &Options, sessions_dir: &Path) -> Result<
 /// Loads a saved session for review (before the terminal is taken, so a
 /// bad log is reported plainly).
 pub fn load_review(session_dir: &Path, opts: &Options) -> Result<App, TuiError> {
-    let log = read_log(&session_dir.join("events.jsonl"))?;
+    let log = read_log(&SessionDir::at(session_dir).log_path())?;
     let mut app = App::review(log.records, opts.theme.clone(), opts.keymap.clone());
     if log.torn_tail.is_some() {
         app.banner = Some(app::Banner::Info("the log's last line was cut off by a crash and is left out".into()));
@@ -158,7 +161,7 @@ pub fn load_review(session_dir: &Path, opts: &Options) -> Result<App, TuiError> 
 
 /// Shows a saved session, offline, until the user quits.
 pub async fn review(tui: &mut Tui, mut app: App, session_dir: &Path) -> Result<(), TuiError> {
-    let texts = DirTexts::new(session_dir.join("sources"));
+    let texts = DirTexts::new(SessionDir::at(session_dir).sources_dir());
     runner::run(&mut tui.terminal, &mut tui.input, &mut app, None, Some(&texts)).await?;
     Ok(())
 }

@@ -10,10 +10,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
 use super::keymap::{Action, Keymap, Mode};
+use super::layout::{inner, too_small};
 use super::msg::{Effect, Msg};
 use super::text::{inline, truncate};
 use super::theme::Theme;
-use super::ui::layout::{inner, too_small};
 use super::ui::widgets::pane_block;
 use crate::session::list::Status;
 
@@ -49,13 +49,48 @@ pub struct Picker {
     pub keymap: Keymap,
     pub dir: PathBuf,
     pub sessions: Vec<SessionSummary>,
+    /// The cursor, an index into `shown()`.
     pub cursor: usize,
     pub hint: Option<String>,
+    /// `/`: only sessions whose id or question contains this (any case).
+    pub filter: String,
+    /// Keys go to the filter (after `/`, until enter or esc).
+    pub typing: bool,
 }
 
 impl Picker {
     pub fn new(theme: Theme, keymap: Keymap, dir: PathBuf, sessions: Vec<SessionSummary>) -> Self {
-        Self { theme, keymap, dir, sessions, cursor: 0, hint: None }
+        Self { theme, keymap, dir, sessions, cursor: 0, hint: None, filter: String::new(), typing: false }
+    }
+
+    /// The sessions the filter lets through, in listing order.
+    pub fn shown(&self) -> Vec<&SessionSummary> {
+        let needle = self.filter.to_lowercase();
+        self.sessions
+            .iter()
+            .filter(|s| {
+                needle.is_empty()
+                    || s.id.to_lowercase().contains(&needle)
+                    || s.question.to_lowercase().contains(&needle)
+            })
+            .collect()
+    }
+
+    /// A key while the filter is being typed.
+    fn filter_key(&mut self, code: KeyCode) {
+        match code {
+            KeyCode::Char(c) => self.filter.push(c),
+            KeyCode::Backspace => {
+                self.filter.pop();
+            }
+            KeyCode::Enter => self.typing = false,
+            KeyCode::Esc => {
+                self.typing = false;
+                self.filter.clear();
+            }
+            _ => {}
+        }
+        self.cursor = 0;
     }
 
     pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
@@ -67,7 +102,11 @@ impl Picker {
             return vec![Effect::Quit];
         }
         self.hint = None;
-        let last = self.sessions.len().saturating_sub(1);
+        if self.typing {
+            self.filter_key(key.code);
+            return Vec::new();
+        }
+        let last = self.shown().len().saturating_sub(1);
         match self.keymap.action(&[Mode::Main, Mode::Global], &key) {
             Some(Action::Up) => self.cursor = self.cursor.saturating_sub(1),
             Some(Action::Down) => self.cursor = (self.cursor + 1).min(last),
@@ -75,7 +114,15 @@ impl Picker {
             Some(Action::PageDown) => self.cursor = (self.cursor + 10).min(last),
             Some(Action::Top) => self.cursor = 0,
             Some(Action::Bottom) => self.cursor = last,
-            Some(Action::Open) => match self.sessions.get(self.cursor) {
+            Some(Action::Search) => {
+                self.typing = true;
+                self.cursor = 0;
+            }
+            Some(Action::Back) if !self.filter.is_empty() => {
+                self.filter.clear();
+                self.cursor = 0;
+            }
+            Some(Action::Open) => match self.shown().get(self.cursor).copied() {
                 Some(SessionSummary { status: Status::Damaged, problem, .. }) => {
                     let why = problem.as_deref().unwrap_or("its log cannot be read");
                     self.hint = Some(format!("this session cannot be opened: {why}"));
@@ -98,7 +145,13 @@ impl Widget for &Picker {
             buf.set_string(area.x, area.y, "sleuth needs at least 80×24", t.text);
             return;
         }
-        let title = format!(" Saved sessions ({}) · {} ", self.sessions.len(), self.dir.display());
+        let shown = self.shown();
+        let count = if self.filter.is_empty() {
+            self.sessions.len().to_string()
+        } else {
+            format!("{} of {}", shown.len(), self.sessions.len())
+        };
+        let title = format!(" Saved sessions ({count}) · {} ", self.dir.display());
         let body_area = Rect::new(area.x, area.y, area.width, area.height - 1);
         pane_block(t, Line::from(truncate(&title, area.width as usize - 4)), true).render(body_area, buf);
         let body = inner(body_area);
@@ -109,10 +162,13 @@ impl Widget for &Picker {
                 "No saved sessions yet: start one with `sleuth \"your question\"`.",
                 t.muted,
             );
+        } else if shown.is_empty() {
+            let text = format!("No session matches `{}` (esc clears the filter).", inline(&self.filter));
+            buf.set_string(body.x, body.y, truncate(&text, body.width as usize), t.muted);
         }
         let h = body.height as usize;
         let start = self.cursor.saturating_sub(h.saturating_sub(1));
-        for (i, s) in self.sessions.iter().enumerate().skip(start).take(h) {
+        for (i, s) in shown.iter().enumerate().skip(start).take(h) {
             let y = body.y + (i - start) as u16;
             let style = match s.status {
                 Status::Finished => t.kept,
@@ -136,8 +192,19 @@ impl Widget for &Picker {
         }
         let status = Rect::new(area.x, area.bottom() - 1, area.width, 1);
         buf.set_style(status, t.status_bar);
-        let hint = self.hint.clone().unwrap_or_else(|| " ↑↓ choose · enter review · q quit".into());
-        buf.set_string(status.x, status.y, hint, if self.hint.is_some() { t.banner_info } else { t.status_bar });
+        let (hint, style) = match (&self.hint, self.typing) {
+            (Some(h), _) => (h.clone(), t.banner_info),
+            (None, true) => (format!(" filter: {}▏ enter keep · esc clear", inline(&self.filter)), t.status_key),
+            (None, false) if !self.filter.is_empty() => (
+                format!(
+                    " filter `{}` · ↑↓ choose · enter review · / change · esc clear · q quit",
+                    inline(&self.filter)
+                ),
+                t.status_bar,
+            ),
+            (None, false) => (" ↑↓ choose · enter review · / filter · q quit".into(), t.status_bar),
+        };
+        buf.set_string(status.x, status.y, truncate(&hint, status.width as usize), style);
     }
 }
 

@@ -10,10 +10,10 @@ use ratatui::widgets::{Block, Borders, Widget};
 use ratatui_textarea::TextArea;
 
 use super::keymap::{Action, Keymap, Mode};
+use super::layout::{MIN_HEIGHT, MIN_WIDTH, centered, too_small};
 use super::msg::{Effect, Msg, PromptAnswer};
 use super::text::clean;
 use super::theme::Theme;
-use super::ui::layout::{MIN_HEIGHT, MIN_WIDTH, centered, too_small};
 use super::ui::widgets::modal;
 use crate::config::Preset;
 use crate::engine::tiers::SourceMode;

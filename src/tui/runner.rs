@@ -35,6 +35,8 @@ pub const MAX_FPS: u32 = 30;
 pub trait Screen {
     fn update(&mut self, msg: Msg) -> Vec<Effect>;
     fn view(&self, area: Rect, buf: &mut Buffer);
+    /// Gets ready to draw (e.g. brings cached documents up to date).
+    fn prepare(&mut self) {}
     /// Whether a clock on screen needs a tick each second.
     fn wants_tick(&self) -> bool {
         false
@@ -47,6 +49,9 @@ impl Screen for App {
     }
     fn view(&self, area: Rect, buf: &mut Buffer) {
         self.render(area, buf);
+    }
+    fn prepare(&mut self) {
+        self.refresh_docs();
     }
     fn wants_tick(&self) -> bool {
         self.engine_busy()
@@ -176,6 +181,7 @@ where
         }
         let now = Instant::now();
         if dirty && limiter.ready(now) {
+            screen.prepare();
             terminal.draw(|f| screen.view(f.area(), f.buffer_mut())).map_err(io::Error::other)?;
             draws += 1;
             limiter.drawn(now);

@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use ratatui::style::Style;
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthChar;
 
@@ -122,32 +122,86 @@ pub fn styled(text: &str, base: Style, ranges: &[(Range<usize>, Style)]) -> Vec<
     spans
 }
 
+/// The styles of prose: body text, `[n]` markers, headings, `code`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ProseStyles {
+    pub base: Style,
+    pub cite: Style,
+    pub heading: Style,
+    pub code: Style,
+}
+
 /// Untrusted multi-line text as lines: `[n]` markers in `cite`, markdown
-/// headings (`## …`) in `heading` without their hashes, matches of `search`
-/// in their style.
-pub fn prose(
-    text: &str,
-    base: Style,
-    cite: Style,
-    heading: Style,
-    search: Option<(&str, Style)>,
-) -> Vec<Line<'static>> {
+/// headings (`## …`) in `heading` without their hashes, inline emphasis
+/// (`*a*`, `_a_`), strong (`**a**`, `__a__`) and `code` drawn as such
+/// without their marks, matches of `search` in their style.
+pub fn prose(text: &str, styles: ProseStyles, search: Option<(&str, Style)>) -> Vec<Line<'static>> {
     clean(text)
         .lines()
         .map(|l| {
             let title = l.trim_start_matches('#');
             let (l, base) = if title.len() < l.len() && (title.is_empty() || title.starts_with(' ')) {
-                (title.trim_start(), heading)
+                (title.trim_start(), styles.heading)
             } else {
-                (l, base)
+                (l, styles.base)
             };
-            let mut ranges: Vec<(Range<usize>, Style)> = citation_ranges(l).into_iter().map(|r| (r, cite)).collect();
+            let (l, mut ranges) = inline_markup(l, styles.code);
+            ranges.extend(citation_ranges(&l).into_iter().map(|r| (r, styles.cite)));
             if let Some((term, style)) = search {
-                ranges.extend(find_all(l, term).into_iter().map(|r| (r, style)));
+                ranges.extend(find_all(&l, term).into_iter().map(|r| (r, style)));
             }
-            Line::from(styled(l, base, &ranges))
+            Line::from(styled(&l, base, &ranges))
         })
         .collect()
+}
+
+/// Inline markdown of one line: the text without its emphasis, strong and
+/// code marks, and the ranges to style. A mark opens only before a
+/// non-space and after a non-alphanumeric (so `snake_case`, `2 * 3` and
+/// bullets stay as they are) and closes only where it is matched.
+fn inline_markup(line: &str, code: Style) -> (String, Vec<(Range<usize>, Style)>) {
+    let chars: Vec<char> = line.chars().collect();
+    let mut out = String::with_capacity(line.len());
+    let mut ranges = Vec::new();
+    let mut i = 0;
+    let at = |k: usize| chars.get(k).copied();
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '`'
+            && let Some(len) = chars[i + 1..].iter().position(|&x| x == '`').filter(|&n| n > 0)
+        {
+            let start = out.len();
+            out.extend(&chars[i + 1..i + 1 + len]);
+            ranges.push((start..out.len(), code));
+            i += len + 2;
+            continue;
+        }
+        if c == '*' || c == '_' {
+            let n = if at(i + 1) == Some(c) { 2 } else { 1 };
+            let opens = i.checked_sub(1).and_then(at).is_none_or(|p| !p.is_alphanumeric())
+                && at(i + n).is_some_and(|x| !x.is_whitespace() && x != c);
+            let close = (i + n + 1..chars.len()).find(|&k| {
+                (0..n).all(|j| at(k + j) == Some(c))
+                    && at(k + n) != Some(c)
+                    && !chars[k - 1].is_whitespace()
+                    && at(k + n).is_none_or(|x| !x.is_alphanumeric())
+            });
+            if opens && let Some(k) = close {
+                // The inside may hold code or the other kind of emphasis.
+                let (inner, inner_ranges) = inline_markup(&chars[i + n..k].iter().collect::<String>(), code);
+                let start = out.len();
+                out.push_str(&inner);
+                let m = if n == 2 { Modifier::BOLD } else { Modifier::ITALIC };
+                ranges.push((start..out.len(), Style::new().add_modifier(m)));
+                ranges.extend(inner_ranges.into_iter().map(|(r, st)| (r.start + start..r.end + start, st)));
+                i = k + n;
+                continue;
+            }
+        }
+        out.push(c);
+        i += 1;
+    }
+    (out, ranges)
 }
 
 /// Word-wraps styled lines to `width` cells. Words longer than a line are
@@ -254,19 +308,32 @@ fn group(cells: &[(char, usize)], spans: &[Span<'static>]) -> Line<'static> {
     Line::from(out)
 }
 
-/// Restyles every match of `term` inside each span of `line`.
+/// Restyles every match of `term` in `line`, also where a match runs
+/// across spans of different styles.
 pub fn mark(line: Line<'static>, term: Option<&str>, style: Style) -> Line<'static> {
     let Some(term) = term.filter(|t| !t.is_empty()) else { return line };
+    let matches = find_all(&plain(&line), term);
+    if matches.is_empty() {
+        return line;
+    }
     let line_style = line.style;
-    let spans: Vec<Span<'static>> = line
-        .spans
-        .into_iter()
-        .flat_map(|s| {
-            let ranges: Vec<(Range<usize>, Style)> =
-                find_all(&s.content, term).into_iter().map(|r| (r, style)).collect();
-            if ranges.is_empty() { vec![s] } else { styled(&s.content, s.style, &ranges) }
-        })
-        .collect();
+    let mut start = 0;
+    let mut spans: Vec<Span<'static>> = Vec::with_capacity(line.spans.len() + 2);
+    for s in line.spans {
+        let end = start + s.content.len();
+        // The matches' parts inside this span, relative to it.
+        let ranges: Vec<(Range<usize>, Style)> = matches
+            .iter()
+            .filter(|m| m.start < end && m.end > start)
+            .map(|m| (m.start.max(start) - start..m.end.min(end) - start, style))
+            .collect();
+        start = end;
+        if ranges.is_empty() {
+            spans.push(s);
+        } else {
+            spans.extend(styled(&s.content, s.style, &ranges));
+        }
+    }
     Line::from(spans).style(line_style)
 }
 
@@ -283,9 +350,25 @@ mod tests {
 
     #[test]
     fn escapes_never_survive() {
-        let l = prose("a \x1b]0;pwned\x07b \x1b[2Jc\tz\n## Title", Style::new(), Style::new(), Style::new(), None);
+        let l = prose("a \x1b]0;pwned\x07b \x1b[2Jc\tz\n## Title", ProseStyles::default(), None);
         assert_eq!(plain(&l[0]), "a b c    z");
         assert_eq!(plain(&l[1]), "Title");
+    }
+
+    #[test]
+    fn inline_markdown_is_drawn_not_shown() {
+        let code = Style::new().fg(Color::Green);
+        let styles = ProseStyles { code, ..ProseStyles::default() };
+        let l = prose("_This answer is extractive [2]._ Use **`Rc`** or `RefCell`, see *docs*.", styles, None);
+        assert_eq!(plain(&l[0]), "This answer is extractive [2]. Use Rc or RefCell, see docs.");
+        let style_of = |text: &str| l[0].spans.iter().find(|s| s.content.contains(text)).map(|s| s.style);
+        assert!(style_of("extractive").is_some_and(|s| s.add_modifier.contains(Modifier::ITALIC)));
+        assert_eq!(style_of("RefCell").and_then(|s| s.fg), Some(Color::Green));
+        assert!(style_of("docs").is_some_and(|s| s.add_modifier.contains(Modifier::ITALIC)));
+        // Marks that are not emphasis stay as written.
+        for raw in ["snake_case_name", "2 * 3 * 4", "* a bullet", "a ** b", "__init__py", "`", "_open"] {
+            assert_eq!(plain(&prose(raw, styles, None)[0]), raw);
+        }
     }
 
     #[test]
@@ -325,6 +408,19 @@ mod tests {
         let lines = wrap(vec![l], 5);
         assert_eq!(lines.iter().map(plain).collect::<Vec<_>>(), vec!["ab", "漢字", "漢字"]);
         assert_eq!(lines[1].spans[0].style.fg, Some(Color::Red));
+    }
+
+    #[test]
+    fn marks_matches_across_spans() {
+        let red = Style::new().fg(Color::Red);
+        let line = Line::from(vec![Span::raw("see [1"), Span::styled("] now", red)]);
+        let marked = mark(line, Some("1] n"), Style::new().bg(Color::Yellow));
+        let parts: Vec<(&str, Option<Color>)> = marked.spans.iter().map(|s| (s.content.as_ref(), s.style.bg)).collect();
+        assert_eq!(
+            parts,
+            vec![("see [", None), ("1", Some(Color::Yellow)), ("] n", Some(Color::Yellow)), ("ow", None)]
+        );
+        assert_eq!(marked.spans[2].style.fg, Some(Color::Red), "the span keeps its own colour");
     }
 
     #[test]

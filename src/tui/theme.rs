@@ -252,6 +252,21 @@ impl Theme {
     pub fn builtin(name: &str) -> Result<Theme, ThemeError> {
         Self::load(name, None)
     }
+
+    /// The style of a decision.
+    pub fn action(&self, action: crate::engine::model::Action) -> Style {
+        use crate::engine::model::Action;
+        match action {
+            Action::Continue => self.decision_continue,
+            Action::Output => self.decision_output,
+            Action::Ask => self.decision_ask,
+        }
+    }
+}
+
+/// A heading line inside a pane.
+pub fn heading(theme: &Theme, text: impl Into<String>) -> ratatui::text::Line<'static> {
+    ratatui::text::Line::from(ratatui::text::Span::styled(text.into(), theme.heading))
 }
 
 impl Default for Theme {

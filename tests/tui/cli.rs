@@ -52,3 +52,27 @@ fn a_damaged_log_is_a_plain_error_naming_the_line() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("line 4") && err.contains("events.jsonl"), "{err}");
 }
+
+/// `sleuth open last` takes the newest session, as `resume`, `export` and
+/// `fork` do: with a damaged newest log the error names that log; with a
+/// good one it gets as far as asking for a terminal.
+#[test]
+fn open_last_takes_the_newest_session() {
+    let home = tempfile::tempdir().unwrap();
+    let older = home.path().join("sessions/20260101-000000-abcd");
+    let newest = home.path().join("sessions/20260102-000000-ef01");
+    Sample::default().write_to(&older).unwrap();
+    Sample::default().write_to(&newest).unwrap();
+    let log = std::fs::read_to_string(newest.join("events.jsonl")).unwrap();
+    let mut lines: Vec<&str> = log.lines().collect();
+    lines[2] = "{not json";
+    std::fs::write(newest.join("events.jsonl"), lines.join("\n") + "\n").unwrap();
+    let out = sleuth(home.path()).args(["open", "last"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("line 3") && err.contains("20260102-000000-ef01"), "{err}");
+    std::fs::remove_dir_all(&newest).unwrap();
+    let out = sleuth(home.path()).args(["open", "last"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("needs a terminal") && !err.contains("no session"), "{err}");
+}

@@ -6,6 +6,7 @@ mod support;
 
 mod cli;
 mod e2e;
+mod field;
 mod live;
 mod snapshots;
 mod tmux;

@@ -247,6 +247,44 @@ fn session_picker() {
     insta::assert_snapshot!("picker_80x24", draw_widget(80, 24, &p).backend());
 }
 
+/// `/` in the picker: typing narrows the list (id or question, any case),
+/// enter keeps the filter and opens from the narrowed list, esc clears it.
+#[test]
+fn session_picker_filter() {
+    let s = |id: &str, q: &str| SessionSummary {
+        id: id.into(),
+        path: PathBuf::from(id),
+        question: q.into(),
+        status: Status::Finished,
+        problem: None,
+    };
+    let sessions = vec![
+        s("20260103-101500-9f3e", "Which trait objects are dyn compatible?"),
+        s("20260102-090000-1a2b", "What does the ? OPERATOR desugar to?"),
+        s("20260101-000000-abcd", "How does the ? operator convert errors?"),
+    ];
+    let mut p = Picker::new(Theme::default(), Keymap::default(), PathBuf::from("/sessions"), sessions);
+    let press = |p: &mut Picker, code: KeyCode| p.update(Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+    press(&mut p, KeyCode::Char('/'));
+    for c in "operator".chars() {
+        press(&mut p, KeyCode::Char(c));
+    }
+    insta::assert_snapshot!("picker_filter_typing_80x24", draw_widget(80, 24, &p).backend());
+    press(&mut p, KeyCode::Enter);
+    assert_eq!(p.shown().len(), 2);
+    press(&mut p, KeyCode::Char('j'));
+    let opened = press(&mut p, KeyCode::Enter);
+    assert_eq!(opened, vec![sleuth::tui::Effect::Open(PathBuf::from("20260101-000000-abcd"))]);
+    press(&mut p, KeyCode::Esc);
+    assert_eq!(p.shown().len(), 3, "esc clears the filter");
+    press(&mut p, KeyCode::Char('/'));
+    for c in "zzz".chars() {
+        press(&mut p, KeyCode::Char(c));
+    }
+    let screen = draw_widget(80, 24, &p).backend().to_string();
+    assert!(screen.contains("No session matches `zzz`"), "{screen}");
+}
+
 #[test]
 fn each_theme_once_with_styles() {
     for name in ["dark", "light", "high-contrast"] {

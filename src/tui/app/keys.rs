@@ -8,9 +8,10 @@ use super::search::SearchTarget;
 use super::{App, Banner, Engine, MonitorRow, Overlay, Pane, SourceView};
 use crate::engine::Stage;
 use crate::engine::protocol::{Command, Steer};
+use crate::tui::doc::{self, DocKind};
 use crate::tui::keymap::{Action, Mode};
+use crate::tui::layout;
 use crate::tui::msg::Effect;
-use crate::tui::ui;
 
 impl App {
     pub(super) fn main_key(&mut self, key: KeyEvent) -> Vec<Effect> {
@@ -164,7 +165,7 @@ impl App {
                 }
             }
             Pane::Reflection => {
-                let max = ui::layout::max_scroll(self, Pane::Reflection);
+                let max = self.max_scroll(DocKind::Reflection);
                 self.cursors.reflection = moved(self.cursors.reflection.min(max), max);
             }
             Pane::Citations => {
@@ -172,8 +173,8 @@ impl App {
                 self.cursors.citations = moved(self.cursors.citations.min(max), max);
             }
             Pane::Report => {
-                let max = ui::layout::max_scroll(self, Pane::Report);
-                let following = self.cursors.report_pinned && ui::report::streaming(self);
+                let max = self.max_scroll(DocKind::Report);
+                let following = self.cursors.report_pinned && doc::report::streaming(self);
                 let from = if following { max } else { self.cursors.report.min(max) };
                 self.cursors.report = moved(from, max);
                 self.cursors.report_pinned = self.cursors.report >= max;
@@ -216,10 +217,23 @@ impl App {
 
     /// Lines moved by page up/down.
     pub(super) fn page_height(&self) -> usize {
-        ui::layout::detail_text_height(self).saturating_sub(1).max(1)
+        layout::detail_text_height(self).saturating_sub(1).max(1)
     }
 
-    pub(super) fn overlay_max_scroll(&self) -> usize {
-        ui::layout::overlay_max_scroll(self)
+    /// How far a text pane can scroll.
+    fn max_scroll(&mut self, kind: DocKind) -> usize {
+        let height = layout::detail_text_height(self);
+        self.current_doc(kind).len().saturating_sub(height)
+    }
+
+    /// How far the top window can scroll.
+    pub(super) fn overlay_max_scroll(&mut self) -> usize {
+        let height = layout::overlay_text_height(self);
+        let lines = match self.overlays.last() {
+            Some(Overlay::Source(_)) => self.current_doc(DocKind::Source).len(),
+            Some(Overlay::Help { .. }) => doc::help::lines(self).len(),
+            _ => 0,
+        };
+        lines.saturating_sub(height)
     }
 }

@@ -3,6 +3,7 @@
 //! actions by the keymap, and returns effects as data (commands for the
 //! engine, a source text to load, quitting). Views read `&App`.
 
+mod docs;
 mod keys;
 mod overlay;
 mod review;
@@ -16,6 +17,7 @@ pub use overlay::{AskModal, EditPurpose, Editor, Overlay, SourceView};
 pub use review::Review;
 pub use search::{Search, SearchTarget};
 
+use super::doc::Docs;
 use super::keymap::Keymap;
 use super::msg::{Effect, Msg};
 use super::theme::Theme;
@@ -141,6 +143,8 @@ pub struct App {
     /// Wall clock for the live elapsed-time display.
     pub now_ms: Option<u64>,
     pub quit: bool,
+    /// The text panes wrapped for the current width (see `docs`).
+    docs: Docs,
 }
 
 impl App {
@@ -162,6 +166,7 @@ impl App {
             size: (100, 30),
             now_ms: None,
             quit: false,
+            docs: Docs::default(),
         }
     }
 

@@ -2,8 +2,8 @@
 //! term; in a list it moves the cursor to the next matching row.
 
 use super::{App, Overlay, Pane};
-use crate::tui::text::{find_all, plain};
-use crate::tui::ui;
+use crate::tui::doc::DocKind;
+use crate::tui::text::find_all;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SearchTarget {
@@ -49,14 +49,13 @@ impl App {
     /// `here` lets the current row match.
     fn seek(&mut self, target: SearchTarget, dir: isize, here: bool) {
         let Some(term) = self.search_term(target).map(str::to_string) else { return };
-        let rows = self.search_rows(target);
         let current = self.position(target);
-        let hit = |i: usize| !find_all(&rows[i], &term).is_empty();
+        let (hits, rows) = self.matching_rows(target, &term);
         let found = if dir < 0 {
-            (0..current.min(rows.len())).rev().find(|&i| hit(i))
+            hits.iter().rev().find(|&&i| i < current).copied()
         } else {
             let start = if here { current } else { current + 1 };
-            (start..rows.len()).find(|&i| hit(i)).or_else(|| (0..start.min(rows.len())).find(|&i| hit(i)))
+            hits.iter().find(|&&i| i >= start).or_else(|| hits.iter().find(|&&i| i < start.min(rows))).copied()
         };
         match found {
             Some(i) => self.set_position(target, i),
@@ -64,38 +63,48 @@ impl App {
         }
     }
 
-    /// What the search runs over: rows of a list, or wrapped lines of text.
-    fn search_rows(&self, target: SearchTarget) -> Vec<String> {
-        let width = ui::layout::detail_text_width(self);
-        match target {
-            SearchTarget::Source => match self.overlays.iter().rev().find_map(|o| match o {
-                Overlay::Source(v) => Some(v),
-                _ => None,
-            }) {
-                Some(view) => {
-                    ui::source::lines(self, view, ui::layout::overlay_text_width(self)).iter().map(plain).collect()
+    /// The rows matching `term` (in order) and how many rows there are:
+    /// rows of a list, or lines of a cached document.
+    fn matching_rows(&mut self, target: SearchTarget, term: &str) -> (Vec<usize>, usize) {
+        let hits = |rows: &mut dyn Iterator<Item = &str>| -> (Vec<usize>, usize) {
+            let mut n = 0;
+            let mut out = Vec::new();
+            for (i, row) in rows.enumerate() {
+                n = i + 1;
+                if !find_all(row, term).is_empty() {
+                    out.push(i);
                 }
-                None => Vec::new(),
-            },
-            SearchTarget::Pane(Pane::Reflection) => ui::reflection::lines(self, width).iter().map(plain).collect(),
-            SearchTarget::Pane(Pane::Report) => ui::report::lines(self, width).iter().map(plain).collect(),
-            SearchTarget::Pane(Pane::Citations) => self
-                .state
-                .sources
-                .iter()
-                .map(|s| format!("{} {} {} {}", s.meta.id, s.meta.title, s.meta.locator, s.meta.site))
-                .collect(),
-            SearchTarget::Pane(Pane::Iterations) => self
-                .state
-                .iterations
-                .iter()
-                .map(|it| {
-                    let d = it.decision.as_ref().map(|d| format!("{} {} {}", d.action, d.reason.label(), d.detail));
-                    format!("{} {}", it.iteration, d.unwrap_or_default())
-                })
-                .collect(),
-            SearchTarget::Pane(Pane::Monitor) => Vec::new(),
-        }
+            }
+            (out, n)
+        };
+        let kind = match target {
+            SearchTarget::Source if self.source_view().is_some() => DocKind::Source,
+            SearchTarget::Pane(Pane::Reflection) => DocKind::Reflection,
+            SearchTarget::Pane(Pane::Report) => DocKind::Report,
+            SearchTarget::Pane(Pane::Citations) => {
+                let rows: Vec<String> = self
+                    .state
+                    .sources
+                    .iter()
+                    .map(|s| format!("{} {} {} {}", s.meta.id, s.meta.title, s.meta.locator, s.meta.site))
+                    .collect();
+                return hits(&mut rows.iter().map(String::as_str));
+            }
+            SearchTarget::Pane(Pane::Iterations) => {
+                let rows: Vec<String> = self
+                    .state
+                    .iterations
+                    .iter()
+                    .map(|it| {
+                        let d = it.decision.as_ref().map(|d| format!("{} {} {}", d.action, d.reason.label(), d.detail));
+                        format!("{} {}", it.iteration, d.unwrap_or_default())
+                    })
+                    .collect();
+                return hits(&mut rows.iter().map(String::as_str));
+            }
+            SearchTarget::Source | SearchTarget::Pane(Pane::Monitor) => return (Vec::new(), 0),
+        };
+        hits(&mut self.current_doc(kind).text().iter().map(String::as_str))
     }
 
     fn position(&self, target: SearchTarget) -> usize {

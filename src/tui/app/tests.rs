@@ -239,7 +239,7 @@ fn search_scrolls_the_reflection_to_the_match() {
     app.update(ch('/'));
     typed(&mut app, "next 3.");
     app.update(key(KeyCode::Enter));
-    let lines = crate::tui::ui::reflection::lines(&app, crate::tui::ui::layout::detail_text_width(&app));
+    let lines = crate::tui::doc::reflection::lines(&app, crate::tui::layout::detail_text_width(&app));
     let at = app.cursors.reflection;
     assert!(at > 0);
     assert!(crate::tui::text::plain(&lines[at]).contains("next 3."), "{:?}", crate::tui::text::plain(&lines[at]));
@@ -264,4 +264,48 @@ fn tab_cycles_panes_and_the_detail_column_follows() {
     assert_eq!(seen[4].0, Pane::Iterations);
     app.update(Msg::Key(KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT)));
     assert_eq!(app.focus, Pane::Monitor);
+}
+
+/// The document cache: built once for what is shown, reused while nothing
+/// changes, rebuilt on a resize, a new event or another iteration; update
+/// code (paging) reads the same document a frame draws.
+#[test]
+fn documents_are_cached_per_width_and_rebuilt_on_change() {
+    use std::borrow::Cow;
+
+    use crate::tui::doc::{self, DocKind};
+    use crate::tui::layout::detail_text_width;
+    let mut app = live(Stop::Paused).with_size(100, 30);
+    app.focus = Pane::Reflection;
+    app.detail = Pane::Reflection;
+    assert!(app.docs.reflection.is_none(), "nothing is built before it is needed");
+    app.refresh_docs();
+    let width = detail_text_width(&app);
+    assert!(matches!(app.doc(DocKind::Reflection, width), Cow::Borrowed(_)), "a frame draws the cache");
+    assert!(matches!(app.doc(DocKind::Reflection, width + 1), Cow::Owned(_)), "another width is not the cache");
+    let built = app.docs.reflection.as_ref().unwrap().key.clone();
+    app.refresh_docs();
+    assert_eq!(app.docs.reflection.as_ref().unwrap().key, built, "nothing changed, nothing rebuilt");
+
+    app.update(Msg::Resize(140, 40));
+    app.refresh_docs();
+    let wide = app.docs.reflection.as_ref().unwrap();
+    assert_eq!(wide.key.width, detail_text_width(&app));
+    let fresh = doc::reflection::lines(&app, wide.key.width);
+    assert_eq!(wide.text(), fresh.iter().map(crate::tui::text::plain).collect::<Vec<_>>());
+
+    // Paging builds what it needs itself, for the current selection.
+    app.update(key(KeyCode::Left));
+    app.update(key(KeyCode::PageDown));
+    assert_eq!(app.docs.reflection.as_ref().unwrap().key.shown, Some(2));
+
+    let record = crate::engine::protocol::EventRecord {
+        seq: app.state.last_seq + 1,
+        at_ms: 0,
+        elapsed_ms: 0,
+        event: crate::engine::protocol::Event::OutputForced,
+    };
+    app.update(Msg::Engine(Box::new(record)));
+    app.refresh_docs();
+    assert_eq!(app.docs.reflection.as_ref().unwrap().key.seq, app.state.last_seq, "a new event rebuilds");
 }

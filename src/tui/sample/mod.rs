@@ -293,17 +293,18 @@ impl Sample {
     /// Writes the session as sleuth stores it: `<dir>/events.jsonl` and
     /// `<dir>/sources/<n>.txt`.
     pub fn write_to(&self, dir: &std::path::Path) -> std::io::Result<()> {
-        std::fs::create_dir_all(dir.join("sources"))?;
+        let session = crate::session::SessionDir::at(dir);
+        std::fs::create_dir_all(session.sources_dir())?;
         let records = self.records();
         let mut log = String::new();
         for r in &records {
             log.push_str(&serde_json::to_string(r).map_err(std::io::Error::other)?);
             log.push('\n');
         }
-        std::fs::write(dir.join("events.jsonl"), log)?;
+        std::fs::write(session.log_path(), log)?;
         let sources = SessionState::replay(&records).sources.len() as u32;
         for n in 1..=sources {
-            std::fs::write(dir.join("sources").join(format!("{n}.txt")), source_text(n, self.hostile_source))?;
+            std::fs::write(session.sources_dir().join(format!("{n}.txt")), source_text(n, self.hostile_source))?;
         }
         Ok(())
     }

@@ -5,9 +5,9 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Widget};
 
-use super::layout::centered;
 use super::widgets::modal;
 use crate::tui::app::{App, AskModal};
+use crate::tui::layout::centered;
 use crate::tui::text::{clean, inline, truncate, wrap};
 
 pub fn render(app: &App, m: &AskModal, area: Rect, buf: &mut Buffer) {

@@ -136,11 +136,13 @@ pub fn status(app: &App, area: Rect, buf: &mut Buffer) {
     let t = &app.theme;
     buf.set_style(area, t.status_bar);
     let hints = hints(app);
+    let stage = app.stage_label();
+    let sw = width(&stage) as u16 + 2;
     let cost = |(k, l): &(String, &str)| width(k) + width(l) + 3;
-    // The last two (help and quit, or the window's way out) always show;
-    // others are left out, whole, when the bar is too narrow.
+    // The last two (help and quit, or the window's way out) and the stage
+    // always show; others are left out, whole, when the bar is too narrow.
     let tail: usize = hints.iter().rev().take(2).map(cost).sum();
-    let room = (area.width as usize).saturating_sub(tail);
+    let room = (area.width as usize).saturating_sub(tail + sw as usize);
     let mut used = 0;
     let mut spans = Vec::new();
     for (i, h) in hints.iter().enumerate() {
@@ -153,8 +155,6 @@ pub fn status(app: &App, area: Rect, buf: &mut Buffer) {
         spans.push(Span::styled(format!(" {} ", h.1), t.status_bar));
     }
     buf.set_line(area.x, area.y, &Line::from(spans), area.width);
-    let stage = app.stage_label();
-    let sw = width(&stage) as u16 + 2;
     if area.width > sw && used as u16 + sw < area.width {
         buf.set_string(area.right() - sw, area.y, format!(" {stage} "), t.status_key);
     }

@@ -5,15 +5,16 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use super::layout::centered;
 use super::monitor::thresholds;
 use super::widgets::{heading, modal};
 use crate::tui::app::App;
+use crate::tui::layout::centered;
 use crate::tui::text::inline;
 
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let t = &app.theme;
-    let Some((n, e)) = app.shown_iteration().and_then(|it| it.evaluation.as_ref().map(|e| (it.iteration, e))) else {
+    let Some(it) = app.shown_iteration() else { return };
+    let Some((n, e)) = it.evaluation.as_ref().map(|e| (it.iteration, e)) else {
         return;
     };
     let (conf_t, cov_t) = thresholds(&app.state);
@@ -44,6 +45,17 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             t.modal,
         )),
     ];
+    // The aspects behind the count, as the critic named them.
+    if let Some(c) = it.critique.as_ref().filter(|c| !c.aspects_required.is_empty()) {
+        let missing: Vec<String> =
+            c.aspects_required.iter().filter(|a| !c.aspects_addressed.contains(a)).cloned().collect();
+        let list = |items: &[String]| if items.is_empty() { "none".to_string() } else { inline(&items.join("; ")) };
+        lines.push(Line::from(vec![
+            Span::styled("  covered: ", t.kept),
+            Span::styled(list(&c.aspects_addressed), t.modal),
+        ]));
+        lines.push(Line::from(vec![Span::styled("  missing: ", t.rejected), Span::styled(list(&missing), t.modal)]));
+    }
     if !e.gaps.is_empty() {
         lines.push(Line::from(Span::styled(format!("  gaps: {}", inline(&e.gaps.join("; "))), t.muted)));
     }

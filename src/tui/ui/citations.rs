@@ -7,10 +7,10 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
-use super::layout::CITATION_FOOTER;
 use crate::engine::model::SourceId;
 use crate::engine::state::SourceEntry;
 use crate::tui::app::{App, Pane, SearchTarget};
+use crate::tui::layout::CITATION_FOOTER;
 use crate::tui::text::{inline, mark, truncate};
 
 pub struct Citations<'a>(pub &'a App);
@@ -139,6 +139,17 @@ impl Widget for Citations<'_> {
         }
         let sep_y = body.y + list_h as u16;
         buf.set_string(body.x, sep_y, "─".repeat(body.width as usize), t.border);
+        // What the marks before the titles mean.
+        let legend = Line::from(vec![
+            Span::styled("─ ", t.border),
+            Span::styled("✓", t.verified),
+            Span::styled(" verified ", t.muted),
+            Span::styled("✗", t.unverified),
+            Span::styled(" quote not found ", t.muted),
+            Span::styled("·", t.citation),
+            Span::styled(" cited, not checked yet ", t.muted),
+        ]);
+        buf.set_line(body.x, sep_y, &legend, body.width);
         for (i, line) in footer(app, &sources[cursor]).iter().enumerate() {
             buf.set_line(body.x, sep_y + 1 + i as u16, line, body.width);
         }

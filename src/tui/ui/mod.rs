@@ -6,7 +6,6 @@ mod bars;
 mod breakdown;
 pub mod citations;
 pub mod help;
-pub mod layout;
 mod monitor;
 mod overlays;
 pub mod reflection;
@@ -21,6 +20,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::app::{App, Overlay, Pane};
+use super::layout;
 
 impl Widget for &App {
     fn render(self, area: Rect, buf: &mut Buffer) {

@@ -7,12 +7,13 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
-use super::layout::inner;
 use super::widgets::{ThresholdGauge, field, pane_block, spark, tokens};
 use crate::engine::Stage;
 use crate::engine::settings::DecideSettings;
 use crate::engine::state::SessionState;
 use crate::tui::app::{App, MonitorRow, Pane};
+use crate::tui::doc::report::viewing_earlier;
+use crate::tui::layout::inner;
 use crate::tui::theme::Theme;
 
 pub struct Monitor<'a>(pub &'a App);
@@ -45,6 +46,12 @@ impl Widget for Monitor<'_> {
         pane_block(t, Line::from(" Monitor "), focused).render(area, buf);
         let body = inner(area);
         let (conf_t, cov_t) = thresholds(s);
+        // Live, after `h`: the numbers of the selected iteration.
+        let viewing = app.selected.filter(|_| viewing_earlier(app)).and_then(|n| s.iteration_record(n));
+        let (confidence, coverage) = match viewing.and_then(|it| it.evaluation.as_ref()) {
+            Some(e) => (e.confidence, e.coverage),
+            None => (s.confidence, s.coverage),
+        };
         let limits = s.header.as_ref().map(|h| h.limits.clone());
         for (i, row) in MonitorRow::ALL.iter().enumerate() {
             if i as u16 >= body.height {
@@ -55,9 +62,9 @@ impl Widget for Monitor<'_> {
             match row {
                 MonitorRow::Confidence | MonitorRow::Coverage => {
                     let (label, value, threshold) = if *row == MonitorRow::Confidence {
-                        ("confidence", s.confidence, conf_t)
+                        ("confidence", confidence, conf_t)
                     } else {
-                        ("coverage", s.coverage, cov_t)
+                        ("coverage", coverage, cov_t)
                     };
                     buf.set_string(body.x, y, format!("{label:<11}"), t.muted);
                     let bar_w = body.width.saturating_sub(11 + 5);
@@ -92,7 +99,12 @@ impl Widget for Monitor<'_> {
                 }
                 MonitorRow::Iteration => {
                     let mode = if s.step_mode { "step mode" } else { "auto" };
-                    let text = format!("{} of {} · {mode}", s.iteration(), s.max_iterations());
+                    let text = match viewing {
+                        Some(it) => {
+                            format!("{} of {} · viewing, now {}", it.iteration, s.max_iterations(), s.iteration())
+                        }
+                        None => format!("{} of {} · {mode}", s.iteration(), s.max_iterations()),
+                    };
                     buf.set_line(body.x, y, &field(t, "iteration", vec![Span::styled(text, t.text)]), body.width);
                 }
                 MonitorRow::Elapsed => {

@@ -5,9 +5,9 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Widget};
 
-use super::layout::centered;
 use super::widgets::{heading, modal};
 use crate::tui::app::{App, Editor};
+use crate::tui::layout::centered;
 use crate::tui::text::{inline, truncate};
 
 pub fn steer(app: &App, cursor: usize, area: Rect, buf: &mut Buffer) {

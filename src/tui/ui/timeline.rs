@@ -5,27 +5,27 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
-use super::layout::inner;
 use super::widgets::pane_block;
 use crate::engine::model::Action;
 use crate::engine::state::IterationRecord;
 use crate::tui::app::{App, Pane};
+use crate::tui::doc::reflection::forced_here;
+use crate::tui::layout::inner;
 use crate::tui::text::truncate;
-use crate::tui::theme::Theme;
 
 pub struct Timeline<'a>(pub &'a App);
-
-pub fn action_style(t: &Theme, action: Action) -> ratatui::style::Style {
-    match action {
-        Action::Continue => t.decision_continue,
-        Action::Output => t.decision_output,
-        Action::Ask => t.decision_ask,
-    }
-}
 
 fn row<'a>(app: &App, it: &IterationRecord, width: usize) -> Line<'a> {
     let t = &app.theme;
     let mut spans = vec![Span::styled(format!("{:>3} ", it.iteration), t.muted)];
+    if forced_here(app, it) {
+        // `o` overrules the iteration's own decision: the report comes next.
+        spans.push(Span::styled(format!("{:<9}", Action::Output.to_string()), t.action(Action::Output)));
+        let conf = it.confidence_after().map_or("  -  ".to_string(), |c| format!("{c:.2} "));
+        spans.push(Span::styled(conf, t.text));
+        spans.push(Span::styled(truncate("forced by you", width.saturating_sub(4 + 9 + 5)), t.muted));
+        return Line::from(spans);
+    }
     match &it.decision {
         Some(d) => {
             let mut label = d.action.to_string();
@@ -34,7 +34,7 @@ fn row<'a>(app: &App, it: &IterationRecord, width: usize) -> Line<'a> {
                     app.state.asks.iter().any(|a| Some(&a.ask_id) == it.ask_id.as_ref() && a.answer.is_some());
                 label.push_str(if answered { " ✓" } else { " …" });
             }
-            spans.push(Span::styled(format!("{label:<9}"), action_style(t, d.action)));
+            spans.push(Span::styled(format!("{label:<9}"), t.action(d.action)));
             let conf = it.confidence_after().map_or("  -  ".to_string(), |c| format!("{c:.2} "));
             spans.push(Span::styled(conf, t.text));
             let room = width.saturating_sub(4 + 9 + 5);

@@ -6,6 +6,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Widget};
 
+use crate::tui::text::mark as mark_term;
 use crate::tui::theme::Theme;
 
 /// A pane's frame: the focused one stands out.
@@ -31,13 +32,25 @@ pub fn modal(area: Rect, buf: &mut Buffer, theme: &Theme, title: &str) -> Rect {
     inner
 }
 
-/// Draws `lines` from `scroll` on, one per row, and a scroll mark in the
-/// right-most column of `mark` when there is more than fits.
-pub fn scrolled(lines: &[Line<'_>], scroll: usize, area: Rect, buf: &mut Buffer, mark: Option<(Rect, Style)>) {
+/// Draws `lines` from `scroll` on, one per row, matches of a search term
+/// marked on the visible rows, and a scroll mark in the right-most column
+/// of `mark` when there is more than fits.
+pub fn scrolled(
+    lines: &[Line<'static>],
+    scroll: usize,
+    area: Rect,
+    buf: &mut Buffer,
+    mark: Option<(Rect, Style)>,
+    search: Option<(&str, Style)>,
+) {
     let h = area.height as usize;
     let scroll = scroll.min(lines.len().saturating_sub(h));
     for (i, line) in lines.iter().skip(scroll).take(h).enumerate() {
-        buf.set_line(area.x, area.y + i as u16, line, area.width);
+        let y = area.y + i as u16;
+        match search {
+            Some((term, style)) => buf.set_line(area.x, y, &mark_term(line.clone(), Some(term), style), area.width),
+            None => buf.set_line(area.x, y, line, area.width),
+        };
     }
     if let Some((col, style)) = mark
         && lines.len() > h
@@ -114,10 +127,7 @@ pub fn field<'a>(theme: &Theme, label: &'a str, value: Vec<Span<'a>>) -> Line<'a
     Line::from(spans)
 }
 
-/// A heading line inside a pane.
-pub fn heading(theme: &Theme, text: impl Into<String>) -> Line<'static> {
-    Line::from(Span::styled(text.into(), theme.heading))
-}
+pub use crate::tui::theme::heading;
 
 /// Tokens as `12.3k`.
 pub fn tokens(n: u64) -> String {

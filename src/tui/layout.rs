@@ -1,10 +1,10 @@
 //! Where everything goes, as a pure function of the terminal size, shared
-//! by the views and by `update` (paging and search need the same widths).
+//! by the views and by `update` (paging and the document cache need the
+//! same widths the frames use).
 
 use ratatui::layout::{Constraint, Layout, Rect};
 
-use crate::tui::app::{App, Overlay, Pane};
-use crate::tui::text::plain;
+use crate::tui::app::App;
 
 pub const MIN_WIDTH: u16 = 80;
 pub const MIN_HEIGHT: u16 = 24;
@@ -66,17 +66,6 @@ pub fn detail_text_height(app: &App) -> usize {
     detail_text_area(app).height as usize
 }
 
-/// How far a text pane can scroll.
-pub fn max_scroll(app: &App, pane: Pane) -> usize {
-    let width = detail_text_width(app);
-    let lines = match pane {
-        Pane::Reflection => super::reflection::lines(app, width).len(),
-        Pane::Report => super::report::lines(app, width).len(),
-        _ => 0,
-    };
-    lines.saturating_sub(detail_text_height(app))
-}
-
 /// The big centred window used for help and source text.
 pub fn big_overlay(area: Rect) -> Rect {
     let w = area.width.saturating_sub(6).min(110);
@@ -94,21 +83,6 @@ pub fn overlay_text_width(app: &App) -> usize {
     inner(big_overlay(screen(app))).width.saturating_sub(1) as usize
 }
 
-fn overlay_text_height(app: &App) -> usize {
+pub fn overlay_text_height(app: &App) -> usize {
     inner(big_overlay(screen(app))).height as usize
-}
-
-pub fn overlay_max_scroll(app: &App) -> usize {
-    let width = overlay_text_width(app);
-    let lines = match app.overlays.last() {
-        Some(Overlay::Source(v)) => super::source::lines(app, v, width).len(),
-        Some(Overlay::Help { .. }) => super::help::lines(app).len(),
-        _ => 0,
-    };
-    lines.saturating_sub(overlay_text_height(app))
-}
-
-/// Plain text of lines (tests and search).
-pub fn plain_lines(lines: &[ratatui::text::Line<'_>]) -> Vec<String> {
-    lines.iter().map(plain).collect()
 }
