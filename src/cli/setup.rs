@@ -92,7 +92,8 @@ fn llm_reasoner(setup: &Setup) -> anyhow::Result<Arc<dyn Reasoner>> {
         .join()
     });
     match checked {
-        Ok(Ok(())) => Ok(Arc::new(reasoner)),
+        // Review without a model uses the same built-in reasoner a builtin run would.
+        Ok(Ok(())) => Ok(Arc::new(reasoner.with_helper(builtin_reasoner(setup)))),
         Ok(Err(message)) => Err(anyhow::anyhow!(message)),
         Err(_) => anyhow::bail!("the LLM endpoint check panicked"),
     }

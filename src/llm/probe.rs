@@ -27,7 +27,7 @@ pub fn start_failure(ep: &Endpoint, key_env: Option<&str>, e: &LlmError) -> Stri
             ),
         },
         LlmError::Status { status: 404, .. } => format!(
-            "the LLM endpoint at {url} has no /models (HTTP 404): is the base URL right? OpenAI-compatible servers usually serve under /v1, e.g. http://localhost:11434/v1 (Ollama), http://localhost:8080/v1 (llama.cpp), http://localhost:8000/v1 (vLLM)\n  fix: correct [llm] base_url, {builtin}"
+            "the LLM endpoint at {url} answered HTTP 404 to a chat call (and has no /models): is the base URL right? OpenAI-compatible servers usually serve under /v1, e.g. http://localhost:11434/v1 (Ollama), http://localhost:8080/v1 (llama.cpp), http://localhost:8000/v1 (vLLM)\n  fix: correct [llm] base_url, {builtin}"
         ),
         LlmError::Unreachable { message, .. } => format!(
             "cannot reach the LLM endpoint at {url}: {message}\n  fix: start the server (Ollama: `ollama serve`; llama.cpp: `llama-server -m model.gguf --port 8080`; vLLM: `vllm serve MODEL`), or set [llm] base_url to where it runs, {builtin}"
@@ -41,13 +41,36 @@ pub fn start_failure(ep: &Endpoint, key_env: Option<&str>, e: &LlmError) -> Stri
     }
 }
 
-/// Every endpoint the roles use answers `/models`; else the first failure,
-/// explained.
+/// Every endpoint the roles use answers; else the first failure,
+/// explained. `/models` is optional: a server without it (HTTP 404) gets a
+/// warning, and one plain chat round trip decides.
 pub async fn check_at_start(r: &LlmReasoner) -> Result<(), String> {
     for ep in r.endpoints() {
-        if let Err(e) = ep.list_models().await {
-            let key_env = r.key_env(&ep.name);
-            return Err(start_failure(ep, key_env.as_deref(), &e));
+        match ep.list_models().await {
+            Ok(_) => {}
+            Err(LlmError::Status { status: 404, .. }) => {
+                tracing::warn!(endpoint = %ep.name, url = %ep.base_url, "the endpoint has no /models (HTTP 404); trying a chat call");
+                let model = Role::ALL
+                    .iter()
+                    .map(|role| r.config().role_target(*role))
+                    .find(|(name, _)| *name == ep.name)
+                    .map_or_else(|| r.config().model.clone(), |(_, m)| m);
+                let request = ChatRequest {
+                    model,
+                    messages: vec![Message::user("Reply with the word ok.")],
+                    format: Format::Text,
+                    max_tokens: 16,
+                    temperature: 0.0,
+                };
+                if let Err(e) = ep.chat(&request).await {
+                    let key_env = r.key_env(&ep.name);
+                    return Err(start_failure(ep, key_env.as_deref(), &e));
+                }
+            }
+            Err(e) => {
+                let key_env = r.key_env(&ep.name);
+                return Err(start_failure(ep, key_env.as_deref(), &e));
+            }
         }
         tracing::info!(endpoint = %ep.name, url = %ep.base_url, "LLM endpoint reachable");
     }
