@@ -116,7 +116,7 @@ async fn the_api_key_never_reaches_a_file_a_log_or_the_terminal() {
 async fn a_session_log_keeps_the_key_out_even_when_the_server_echoes_it() {
     let fake = FakeLlm::start().await;
     *fake.state.echo.lock().unwrap() = Some(format!("Incorrect API key provided: {KEY}"));
-    fake.queue("draft", Behaviour::Status(401, None, "unauthorized".into()));
+    fake.queue("plan", Behaviour::Status(401, None, "unauthorized".into()));
     let home = tempfile::tempdir().unwrap();
     let dir = SessionDir::create(&home.path().join("sessions"), "key-test").unwrap();
     let mut c = LlmConfig { base_url: fake.base_url(), model: "test-model".into(), ..LlmConfig::default() };
@@ -135,7 +135,7 @@ async fn a_session_log_keeps_the_key_out_even_when_the_server_echoes_it() {
     let (engine, handle) = Engine::new(settings, parts, SessionState::default());
     handle.commands.send(EngineCommand::Start { question: "How do widgets connect to gadgets?".into() }).unwrap();
     let state = engine.run().await.unwrap();
-    let err = state.errors.iter().find(|e| e.phase == "draft").expect("the 401 was recorded");
+    let err = state.errors.iter().find(|e| e.phase == "plan").expect("the 401 was recorded");
     assert!(err.message.contains("HTTP 401") && err.message.contains("[redacted]"), "{}", err.message);
     let log = std::fs::read_to_string(dir.log_path()).unwrap();
     assert!(log.contains("Incorrect API key provided: [redacted]"));
