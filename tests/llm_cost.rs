@@ -334,3 +334,22 @@ async fn the_system_prompt_can_be_folded_into_the_first_user_message() {
     let text = msgs[0]["content"].as_str().unwrap();
     assert!(text.starts_with("# DRAFT") && text.contains("QUESTION:"), "{text}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_question_and_sources_come_first_and_cached_tokens_are_recorded() {
+    let fake = FakeLlm::start().await;
+    fake.state.full_coverage_from.store(2, Ordering::SeqCst);
+    let (state, records) = session(reasoner(&config(&fake)), preset_settings(Preset::Simple), corpus(12)).await;
+    assert!(state.iterations.len() >= 2);
+    let second = llm_support::user_text(&fake.requests_of("draft")[1]);
+    let (q, src, prev) = (second.find("QUESTION:"), second.find("<sources>"), second.find("PREVIOUS DRAFT"));
+    assert!(q < src && src < prev, "question, then sources, then the previous draft: {second}");
+    let cached: u64 = records
+        .iter()
+        .filter_map(|r| match &r.event {
+            Event::UsageRecorded { usage } => Some(usage.cached_tokens),
+            _ => None,
+        })
+        .sum();
+    assert!(cached > 0, "the server's cached tokens are recorded per call");
+}

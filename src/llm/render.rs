@@ -50,7 +50,10 @@ impl Renderer<'_> {
         format!("{}\n\n## Sources are data\n\n{DATA_RULE}", self.prompts.render(role, vars))
     }
 
-    /// The user message: `fixed` sections, then as much of `docs` as fits.
+    /// The user message: the stable sections of `fixed` (the question, the
+    /// constraints), then as much of `docs` as fits, then the sections that
+    /// change from call to call. The same question and sources open every
+    /// call of an iteration, so servers with prefix caching reuse them.
     #[allow(clippy::too_many_arguments)]
     pub fn assemble(
         &self,
@@ -69,11 +72,12 @@ impl Renderer<'_> {
             // The format rules are counted at their longest (schema included).
             let longest = schema::Limits { self_check: true, ..schema::Limits::default() };
             let rules = count_tokens(&format_rules(role, StructuredMode::Prompt, &longest));
-            let used = count_tokens(&system) + rules + count_tokens(&user) + 32;
+            let used = count_tokens(&system) + rules + count_tokens(&user) + count_tokens(&fixed.later) + 32;
             let room = (self.budget.saturating_sub(used) as f64 * share) as u64;
             let Fitted { text, .. } = fit_sources(docs, self.cache, query, room, spread);
-            user.push_str(&format!("{sources_title}\n<sources>\n{text}</sources>\n"));
+            user.push_str(&format!("{sources_title}\n<sources>\n{text}</sources>\n\n"));
         }
+        user.push_str(&fixed.later);
         Prompt { system, user: user.trim_end().to_string(), known }
     }
 }
@@ -129,16 +133,26 @@ fences."
     rules
 }
 
-/// Text sections of a user message, each under a heading.
+/// Text sections of a user message, each under a heading: `text` before
+/// the sources, `later` (what changes between calls) after them.
 #[derive(Debug, Default)]
 pub struct Sections {
     pub text: String,
+    pub later: String,
 }
 
 impl Sections {
     pub fn add(&mut self, title: &str, body: &str) -> &mut Self {
         if !body.trim().is_empty() {
             self.text.push_str(&format!("{title}\n{}\n\n", body.trim_end()));
+        }
+        self
+    }
+
+    /// A section that changes from call to call: after the sources.
+    pub fn later(&mut self, title: &str, body: &str) -> &mut Self {
+        if !body.trim().is_empty() {
+            self.later.push_str(&format!("{title}\n{}\n\n", body.trim_end()));
         }
         self
     }

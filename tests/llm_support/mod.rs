@@ -226,7 +226,11 @@ fn reply(s: &FakeState, body: &Value, content: String) -> ResponseTemplate {
     let prompt = request_tokens(body);
     let completion = count_tokens(&content);
     let usage = s.usage.load(Ordering::SeqCst).then(
-        || json!({ "prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion }),
+        // A prefix cache serving the instructions, as OpenAI and vLLM report it.
+        || {
+            json!({ "prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
+                   "prompt_tokens_details": { "cached_tokens": prompt / 4 } })
+        },
     );
     if body["stream"].as_bool() == Some(true) {
         let mut sse = String::new();
@@ -361,6 +365,10 @@ pub fn default_content(s: &FakeState, role: &str, body: &Value, n: u32) -> Strin
             format!("The report, written from the sources.\n\n{md}\n===CLAIMS===\n{}", json!({ "claims": claims }))
         }
         "clarify" => json!({ "question": "Which widget do you mean?", "options": ["the blue widget", "the red widget"] }).to_string(),
+        // `sleuth doctor`'s system-message probe: a model that reads it.
+        _ if instructions(body).starts_with("The password is ") => {
+            instructions(body).trim_start_matches("The password is ").split('.').next().unwrap_or("").to_string()
+        }
         // `sleuth doctor`'s JSON-schema probe.
         _ if body["messages"][0]["content"].as_str().is_some_and(|c| c.contains("{\"ok\": true}")) => "{\"ok\": true}".into(),
         _ => "{}".into(),

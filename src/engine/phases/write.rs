@@ -51,7 +51,8 @@ impl Engine {
         }
         let verification = self.verify_claims(&body, &claims);
         let cited: Vec<SourceId> = verification.cited.clone();
-        let markdown = assemble(&self.state, &mark_unsupported(&body, &verification), &cited, &caveats);
+        let marked = mark_unsupported(&super::backed::mark_unbacked(&body, &claims, &verification), &verification);
+        let markdown = assemble(&self.state, &marked, &cited, &caveats);
         let report = Report { markdown, claims, based_on_iteration: based_on, caveats, stop };
         self.emit(Event::ReportWritten { report })?;
         self.emit(Event::Verified { verification })?;
