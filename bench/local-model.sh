@@ -40,7 +40,7 @@ corpus = "$HOME_DIR/corpus"
 base_url = "$BASE"
 model = "gemma-3-270m"
 structured_output = "json_schema"   # lowered by itself on the server's 500
-fold_system_prompt = true           # the gemma chat format drops system messages
+fold_system_prompt = ${FOLD:-false} # the default (llama-2) template keeps system messages
 context_window = 8192
 max_output_tokens = 1024
 timeout_secs = 120
@@ -63,36 +63,32 @@ for q in "How does the ? operator convert one error type into another?" \
   python3 - "$session" "$TOKENS" <<'PY'
 import json, sys, pathlib
 d = pathlib.Path(sys.argv[1]); budget = int(sys.argv[2])
-ev = [json.loads(l) for l in (d / "events.jsonl").read_text().splitlines() if l.strip()] if (d / "events.jsonl").exists() else []
-kind = lambda e: next(iter(e.get("event", {})), "") if isinstance(e.get("event"), dict) else e.get("event", {}).get("type", "")
-def events(name):
-    out = []
-    for e in ev:
-        body = e.get("event", {})
-        if isinstance(body, dict) and (body.get("type") == name or name in body):
-            out.append(body.get(name, body))
-    return out
-usage = events("usage_recorded")
-calls = sum(u.get("usage", u).get("calls", 1) for u in usage)
-prompt = sum(u.get("usage", u).get("prompt_tokens", 0) for u in usage)
-done = sorted({u.get("usage", u).get("role") for u in usage})
-errors = events("error")
-failed = sorted({e.get("phase") for e in errors})
-repairs = sum(1 for e in errors if "attempt" in e.get("message", ""))
-print(f"calls {calls}, prompt tokens {prompt} of a {budget} budget, failed phases (fell back): {', '.join(failed) or 'none'}")
-print(f"phases the model answered: {', '.join(r for r in done if r)}; malformed-after-repairs errors: {repairs}")
+log = d / "events.jsonl"
+ev = [json.loads(l)["event"] for l in log.read_text().splitlines() if l.strip()] if log.exists() else []
+of = lambda t: [e for e in ev if e.get("type") == t]
+usage = [e["usage"] for e in of("usage_recorded")]
+calls = sum(u.get("calls", 1) for u in usage)
+prompt = sum(u["prompt_tokens"] for u in usage); total = prompt + sum(u["completion_tokens"] for u in usage)
+answered = sorted({u["role"] for u in usage})
+errors = of("error")
+failed = sorted({e["phase"] for e in errors})
+repairs = sum(max(0, u.get("calls", 1) - 1) for u in usage)
+print(f"calls {calls} (beyond one per phase: {repairs}), tokens {total} ({prompt} prompt) of a {budget} budget")
+print(f"roles that got a model reply: {', '.join(answered) or 'none'}; fell back: {', '.join(failed) or 'none'}")
+for e in errors[:6]:
+    print(f"  error [{e['phase']}]: {e['message'][:160]}")
 s = d / "summary.json"
 if s.exists():
     j = json.loads(s.read_text())
-    m = j.get("metrics", j)
-    print("confidence", j.get("confidence", m.get("confidence")), "· degraded", m.get("degraded"), "· status", j.get("status", j.get("outcome")))
-for r in events("report_written"):
-    rep = r.get("report", r)
+    print(f"confidence {j.get('confidence')}, status {j.get('status')}, degraded {j.get('metrics', {}).get('degraded')}")
+for r in of("report_written"):
+    rep = r["report"]
     for c in rep.get("caveats", []):
         print("caveat:", c)
-    print("report:", " / ".join(rep.get("markdown", "").strip().splitlines()[:4])[:400])
-for v in events("verified"):
-    v = v.get("verification", v)
-    print(f"citations: {v.get('claims_supported')} of {v.get('claims_checked')} claims verified, unknown ids {v.get('unknown_ids')}")
+    body = [l for l in rep["markdown"].splitlines() if l.strip()][:5]
+    print("report:", " / ".join(body)[:500])
+for v in of("verified"):
+    v = v["verification"]
+    print(f"citations: {v['claims_supported']} of {v['claims_checked']} claims verified; unknown ids {v['unknown_ids']}")
 PY
 done
