@@ -42,8 +42,9 @@ model = "gemma-3-270m"
 structured_output = "json_schema"   # lowered by itself on the server's 500
 fold_system_prompt = ${FOLD:-false} # the default (llama-2) template keeps system messages
 context_window = 8192
-max_output_tokens = 1024
-timeout_secs = 120
+max_output_tokens = ${MAX_OUT:-512}   # a looping 270M model fills whatever it is given
+timeout_secs = 300
+connect_timeout_secs = 30           # the server answers one request at a time
 concurrency = 1
 CFG
 export SLEUTH_HOME="$HOME_DIR"
@@ -52,14 +53,19 @@ for q in "How does the ? operator convert one error type into another?" \
          "What is the difference between Rc and Arc?" \
          "What does Pin guarantee?"; do
   echo "=== $q"
+  before=$(ls "$HOME_DIR/sessions" 2>/dev/null | sort)
   start=$(date +%s)
   set +e
   "$BIN" run --ask first --time-limit "$TIME_LIMIT" --token-budget "$TOKENS" "$q" > "$HOME_DIR/report.md" 2> "$HOME_DIR/stderr.txt"
   status=$?
   set -e
   wall=$(( $(date +%s) - start ))
-  session=$(ls -td "$HOME_DIR"/sessions/*/ 2>/dev/null | head -1)
+  new=$(comm -13 <(echo "$before") <(ls "$HOME_DIR/sessions" 2>/dev/null | sort) | head -1)
   echo "exit $status, wall ${wall} s of a ${TIME_LIMIT} s limit"
+  if [ -z "$new" ]; then
+    echo "no session was recorded:"; tail -n 4 "$HOME_DIR/stderr.txt"; continue
+  fi
+  session="$HOME_DIR/sessions/$new"
   python3 - "$session" "$TOKENS" <<'PY'
 import json, sys, pathlib
 d = pathlib.Path(sys.argv[1]); budget = int(sys.argv[2])

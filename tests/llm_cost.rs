@@ -260,12 +260,15 @@ async fn a_slow_server_cannot_stretch_the_time_limit_and_the_report_is_written()
     let mut s = preset_settings(Preset::Standard);
     s.limits.time_limit_secs = 4;
     let started = Instant::now();
-    let (state, _) = session(reasoner(&config(&fake)), s, corpus(12)).await;
+    let (state, records) = session(reasoner(&config(&fake)), s, corpus(12)).await;
     let wall = started.elapsed();
     assert!(wall <= Duration::from_millis(4400), "{wall:?} for a 4 s limit");
     let report = state.report.as_ref().expect("the report was written");
     assert!(!report.markdown.trim().is_empty());
     assert!(state.errors.iter().any(|e| e.message.contains("time limit")), "{:?}", state.errors);
+    // The calls the deadline cut were sent: their prompts count, as estimates.
+    let cut = records.iter().filter(|r| matches!(&r.event, Event::UsageRecorded { usage } if usage.estimated)).count();
+    assert!(cut >= 1, "the cut calls were recorded");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -287,6 +290,9 @@ async fn the_tokens_of_failed_calls_count_against_the_token_budget() {
         .sum();
     assert_eq!(recorded, fake.count("plan") + fake.count("draft"), "every answered call was recorded");
     assert!(state.errors.iter().any(|e| e.phase == "plan") && state.errors.iter().any(|e| e.phase == "draft"));
+    // The three failed plan calls spent the budget: no draft call was started.
+    assert_eq!(fake.count("draft"), 0);
+    assert!(state.errors.iter().any(|e| e.phase == "draft" && e.message.contains("token budget is spent")));
     assert_eq!(state.iterations.len(), 1, "the budget stopped the run");
     let d = state.iterations[0].decision.as_ref().unwrap();
     assert_eq!(d.reason, DecisionReason::TokenBudget, "{d:?}");

@@ -246,7 +246,10 @@ impl LlmReasoner {
         loop {
             let messages = self.messages(self.system_prompt(&call, mode), &turns);
             let request = self.request(call.role, messages, mode, call.json, &call.limits);
-            let reply = match ep.chat(&request).await {
+            let flight = InFlight::new(self, meter.unanswered(&request.messages));
+            let answer = ep.chat(&request).await;
+            flight.landed();
+            let reply = match answer {
                 Ok(r) => r,
                 Err(e) if call.json && e.rejects_response_format() => match ep.lower_mode(mode) {
                     Some(lower) if lower != mode => {
@@ -327,6 +330,33 @@ fn excerpt(text: &str) -> String {
     match text.char_indices().nth(REPAIR_EXCERPT_CHARS) {
         None => text.to_string(),
         Some((i, _)) => format!("{}\n[… the rest of your reply is not repeated here]", &text[..i]),
+    }
+}
+
+/// A call in flight: if it is dropped before it lands (the engine cancelled
+/// the phase, or the time limit cut it), its prompt is recorded as an
+/// estimate, so budgets see what the server was sent.
+pub(super) struct InFlight<'a> {
+    reasoner: &'a LlmReasoner,
+    usage: Option<Usage>,
+}
+
+impl<'a> InFlight<'a> {
+    pub(super) fn new(reasoner: &'a LlmReasoner, usage: Usage) -> Self {
+        Self { reasoner, usage: Some(usage) }
+    }
+
+    /// The call returned (answered or failed): nothing to estimate.
+    pub(super) fn landed(mut self) {
+        self.usage = None;
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        if let Some(u) = self.usage.take() {
+            self.reasoner.record(u);
+        }
     }
 }
 

@@ -67,6 +67,22 @@ impl Meter {
         }
     }
 
+    /// A call that was sent and never answered (cancelled, or cut by the
+    /// time limit): its prompt, counted locally; the server did read it.
+    pub fn unanswered(&self, sent: &[Message]) -> Usage {
+        let prompt = prompt_tokens(sent);
+        Usage {
+            role: self.role,
+            model: self.model.clone(),
+            prompt_tokens: prompt,
+            completion_tokens: 0,
+            cost_usd: cost_usd(self.price, prompt, 0),
+            estimated: true,
+            calls: 1,
+            cached_tokens: 0,
+        }
+    }
+
     pub fn calls(&self) -> u32 {
         self.calls
     }

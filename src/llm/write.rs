@@ -35,11 +35,13 @@ impl LlmReasoner {
                 let _ = stream.send(text);
             }
         };
+        let flight = super::reasoner::InFlight::new(self, meter.unanswered(&request.messages));
         let result = if self.config.stream_write {
             ep.chat_stream(&request, |piece| send(filter.push(piece))).await
         } else {
             ep.chat(&request).await.inspect(|r| send(filter.push(&r.text)))
         };
+        flight.landed();
         let reply = match result {
             Ok(r) => r,
             Err(e) => return self.finish(Err(unavailable(Role::Write, &e))),
