@@ -57,13 +57,6 @@ impl Engine {
         share: Share,
         work: impl Future<Output = Result<Reply<T>, ReasonerError>>,
     ) -> Phase<Result<T, ReasonerError>> {
-        // A spent budget starts no more research calls (the report is still
-        // written): one call's overshoot at most, not an iteration's.
-        if share == Share::Research
-            && let Some(spent) = self.spent_budget()
-        {
-            return Ok(Some(Err(ReasonerError::Unavailable(format!("not called: {spent}")))));
-        }
         let left = self.time_left(share);
         let timed = async move {
             match left {
@@ -86,22 +79,6 @@ impl Engine {
             }
             Some(Err(e)) => Some(Err(e)),
         })
-    }
-
-    /// Which budget is spent, if one is.
-    fn spent_budget(&self) -> Option<String> {
-        let l = &self.settings.limits;
-        let tokens = self.state.total_tokens();
-        if l.token_budget > 0 && tokens >= l.token_budget {
-            return Some(format!("the token budget is spent ({tokens} of {})", l.token_budget));
-        }
-        if l.cost_budget_usd > 0.0 && self.state.cost_usd >= l.cost_budget_usd {
-            return Some(format!(
-                "the cost budget is spent (${:.4} of ${:.4})",
-                self.state.cost_usd, l.cost_budget_usd
-            ));
-        }
-        None
     }
 
     /// The usage of calls whose role failed or was cancelled.
