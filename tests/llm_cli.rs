@@ -94,7 +94,7 @@ async fn the_api_key_never_reaches_a_file_a_log_or_the_terminal() {
             fake.base_url()
         ),
     );
-    fake.queue("critique", Behaviour::Status(401, None, "unauthorized".into()));
+    fake.queue("draft", Behaviour::Status(401, None, "unauthorized".into()));
     let doctor = sleuth(home.path(), &["doctor", "--skip-search"]).await;
     let run = sleuth(home.path(), &["run", "How do widgets connect to gadgets?"]).await;
     for out in [&doctor, &run] {
@@ -116,7 +116,7 @@ async fn the_api_key_never_reaches_a_file_a_log_or_the_terminal() {
 async fn a_session_log_keeps_the_key_out_even_when_the_server_echoes_it() {
     let fake = FakeLlm::start().await;
     *fake.state.echo.lock().unwrap() = Some(format!("Incorrect API key provided: {KEY}"));
-    fake.queue("critique", Behaviour::Status(401, None, "unauthorized".into()));
+    fake.queue("plan", Behaviour::Status(401, None, "unauthorized".into()));
     let home = tempfile::tempdir().unwrap();
     let dir = SessionDir::create(&home.path().join("sessions"), "key-test").unwrap();
     let mut c = LlmConfig { base_url: fake.base_url(), model: "test-model".into(), ..LlmConfig::default() };
@@ -135,7 +135,7 @@ async fn a_session_log_keeps_the_key_out_even_when_the_server_echoes_it() {
     let (engine, handle) = Engine::new(settings, parts, SessionState::default());
     handle.commands.send(EngineCommand::Start { question: "How do widgets connect to gadgets?".into() }).unwrap();
     let state = engine.run().await.unwrap();
-    let err = state.errors.iter().find(|e| e.phase == "critique").expect("the 401 was recorded");
+    let err = state.errors.iter().find(|e| e.phase == "plan").expect("the 401 was recorded");
     assert!(err.message.contains("HTTP 401") && err.message.contains("[redacted]"), "{}", err.message);
     let log = std::fs::read_to_string(dir.log_path()).unwrap();
     assert!(log.contains("Incorrect API key provided: [redacted]"));
@@ -223,4 +223,45 @@ async fn doctor_reports_models_schema_support_and_round_trip() {
     assert!(table.contains("model missing-model (review)") && table.contains("not among the models listed"), "{table}");
     assert!(table.contains("rejected") && table.contains("structured_output"), "{table}");
     assert!(table.contains("1 required check(s) failed"), "{table}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_without_models_and_without_json_schema_is_probed_remembered_and_used() {
+    let fake = FakeLlm::start().await;
+    fake.state.no_models.store(true, Ordering::SeqCst);
+    fake.state.schema_500.store(true, Ordering::SeqCst);
+    let home = tempfile::tempdir().unwrap();
+    let corpus_dir = home.path().join("corpus");
+    std::fs::create_dir_all(&corpus_dir).unwrap();
+    let text: String =
+        (0..12).map(|i| format!("Widgets connect to gadgets by bolt number {i}, the manual says. ")).collect();
+    std::fs::write(corpus_dir.join("widgets.md"), format!("# Widgets\n\n{text}\n")).unwrap();
+    write_config(
+        home.path(),
+        &format!(
+            "[research]\npreset = \"simple\"\n[local]\ncorpus = {:?}\n[llm]\nbase_url = \"{}\"\nmodel = \"test-model\"\n",
+            corpus_dir.display().to_string(),
+            fake.base_url()
+        ),
+    );
+    // The research flags are accepted: doctor checks what a run would use.
+    let doctor = sleuth(home.path(), &["doctor", "--skip-search", "--reasoner", "llm"]).await;
+    let table = String::from_utf8_lossy(&doctor.stdout);
+    assert_eq!(doctor.status.code(), Some(0), "{table}");
+    assert!(table.contains("no /models (HTTP 404)"), "{table}");
+    let used = table.lines().find(|l| l.contains("structured output used")).unwrap_or_default();
+    assert!(used.contains("json_object"), "{table}");
+    assert!(table.contains("reasoner = llm"), "{table}");
+    let before = fake.state.requests.lock().unwrap().len();
+    let run = sleuth(home.path(), &["run", "--reasoner", "llm", "How do widgets connect to gadgets?"]).await;
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(!err.contains("HTTP 404"), "{err}");
+    assert!(!String::from_utf8_lossy(&run.stdout).trim().is_empty(), "a report was printed: {err}");
+    // The run started in the mode doctor found: no json_schema request met the 500 again.
+    let sent: Vec<String> = fake.state.requests.lock().unwrap()[before..]
+        .iter()
+        .map(|b| b["response_format"]["type"].as_str().unwrap_or("none").to_string())
+        .collect();
+    assert!(sent.iter().any(|f| f == "json_object"), "{sent:?}");
+    assert!(!sent.iter().any(|f| f == "json_schema"), "{sent:?}");
 }

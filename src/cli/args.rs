@@ -141,6 +141,10 @@ pub struct DoctorArgs {
     /// Check only the LLM endpoints.
     #[arg(long)]
     pub skip_search: bool,
+    /// The research flags a run would take (`--reasoner llm`, …): doctor
+    /// checks what that run would use.
+    #[command(flatten)]
+    pub research: ResearchArgs,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::args::DoctorArgs;
 use super::{exit, setup};
 use crate::config::ReasonerKind;
-use crate::llm::probe::{EndpointReport, SchemaSupport, diagnose};
+use crate::llm::probe::{EndpointReport, MODES_FILE, SchemaSupport, diagnose, remember_modes};
 use crate::llm::{LlmReasoner, StructuredMode};
 use crate::search::SearchQuery;
 use crate::search::registry::{BuildContext, build};
@@ -44,14 +44,19 @@ fn row(check: impl Into<String>, status: Status, detail: impl Into<String>) -> R
 }
 
 pub async fn execute(global: &super::GlobalArgs, args: DoctorArgs) -> anyhow::Result<u8> {
-    let setup = setup::load(global, None)?;
+    let setup = setup::load(global, Some(&args.research))?;
     let llm_required = setup.config.research.reasoner == ReasonerKind::Llm;
     let mut rows: Vec<Row> = Vec::new();
     match LlmReasoner::from_config(&setup.config.llm, &setup.paths.config_dir) {
         Err(e) => rows.push(row("llm setup", required(llm_required), e.to_string())),
         Ok(r) => {
-            for report in diagnose(&r).await {
-                endpoint_rows(&report, llm_required, &mut rows);
+            let reports = diagnose(&r).await;
+            for report in &reports {
+                endpoint_rows(report, llm_required, &mut rows);
+            }
+            // A run starts in the mode found here instead of meeting the refusal again.
+            if let Err(e) = remember_modes(&setup.paths.data_dir.join(MODES_FILE), &reports) {
+                tracing::warn!(error = %e, "could not remember the structured-output modes");
             }
         }
     }
@@ -63,6 +68,12 @@ pub async fn execute(global: &super::GlobalArgs, args: DoctorArgs) -> anyhow::Re
     print_table(&rows);
     let failed: Vec<&Row> = rows.iter().filter(|r| r.status == Status::Fail).collect();
     println!();
+    let which = if llm_required {
+        "the LLM rows and the search rows matter for reasoner = llm"
+    } else {
+        "reasoner = builtin: only the search rows matter (LLM rows show n/a when they fail; --reasoner llm checks them as required)"
+    };
+    println!("{which}");
     if failed.is_empty() {
         println!("all required checks passed");
         Ok(exit::OK)
@@ -92,6 +103,15 @@ fn endpoint_rows(r: &EndpointReport, needed: bool, rows: &mut Vec<Row>) {
         Ok(d) => {
             rows.push(row(header, Status::Ok, r.url.clone()));
             rows.push(row("  reachable", Status::Ok, format!("/models answered in {}", ms(*d))));
+        }
+        // No /models is not fatal: the chat probe decides.
+        Err(e) if e.contains("HTTP 404") && r.round_trip.is_ok() => {
+            rows.push(row(header, Status::Ok, r.url.clone()));
+            rows.push(row("  reachable", Status::Warn, "no /models (HTTP 404); chat answers, so it is used"));
+        }
+        Err(e) if e.contains("HTTP 404") => {
+            rows.push(row(header, required(needed), format!("answers HTTP 404 (wrong base URL?): {e}")));
+            return;
         }
         Err(e) => {
             rows.push(row(header, required(needed), format!("unreachable: {e}")));
@@ -141,6 +161,30 @@ fn endpoint_rows(r: &EndpointReport, needed: bool, rows: &mut Vec<Row>) {
         SchemaSupport::NotProbed(why) => (Status::Skip, format!("not probed ({why})")),
     };
     rows.push(row("  json_schema output", status, detail));
+    for (mode, result) in r.modes.iter().filter(|(m, _)| *m != StructuredMode::JsonSchema) {
+        let (status, detail) = match result {
+            Ok(()) => (Status::Ok, "the reply matched the schema given in the prompt".to_string()),
+            Err(e) => (Status::Warn, e.clone()),
+        };
+        rows.push(row(format!("  {} output", mode.as_str()), status, detail));
+    }
+    if !r.modes.is_empty() {
+        match r.chosen {
+            Some(m) => rows.push(row("  structured output used", Status::Ok, m.as_str())),
+            None => rows.push(row(
+                "  structured output used",
+                Status::Warn,
+                "no mode gave valid JSON: phases will fall back to the built-in reasoning",
+            )),
+        }
+    }
+    if r.drops_system {
+        rows.push(row(
+            "  system prompt",
+            Status::Warn,
+            "the model ignored an instruction given as a system message; set [llm] fold_system_prompt = true",
+        ));
+    }
     match &r.round_trip {
         Ok(d) => rows.push(row("  chat round trip", Status::Ok, ms(*d))),
         Err(e) => rows.push(row("  chat round trip", required(needed), e.clone())),

@@ -81,6 +81,8 @@ pub fn reasoner(setup: &Setup) -> anyhow::Result<Arc<dyn Reasoner>> {
 fn llm_reasoner(setup: &Setup) -> anyhow::Result<Arc<dyn Reasoner>> {
     let build = || crate::llm::LlmReasoner::from_config(&setup.config.llm, &setup.paths.config_dir);
     let reasoner = build().map_err(|e| anyhow::anyhow!("the LLM reasoner cannot start: {e}"))?;
+    // The structured-output mode `sleuth doctor` found for each endpoint.
+    crate::llm::probe::apply_remembered_modes(&reasoner, &setup.paths.data_dir.join(crate::llm::probe::MODES_FILE));
     // The check runs on its own runtime and clients, so it works from sync
     // code inside or outside a runtime and leaves no connection bound to it.
     let checked = std::thread::scope(|s| {
@@ -92,7 +94,8 @@ fn llm_reasoner(setup: &Setup) -> anyhow::Result<Arc<dyn Reasoner>> {
         .join()
     });
     match checked {
-        Ok(Ok(())) => Ok(Arc::new(reasoner)),
+        // Review without a model uses the same built-in reasoner a builtin run would.
+        Ok(Ok(())) => Ok(Arc::new(reasoner.with_helper(builtin_reasoner(setup)))),
         Ok(Err(message)) => Err(anyhow::anyhow!(message)),
         Err(_) => anyhow::bail!("the LLM endpoint check panicked"),
     }

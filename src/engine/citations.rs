@@ -9,23 +9,37 @@ use super::model::{Claim, SourceId, UnsupportedClaim, Verification};
 use crate::text::normalize_for_match;
 
 /// Whether a claim is supported: at least one citation names a known source
-/// whose text contains the quote. Returns the reason when it is not.
-pub fn check_claim<'t>(claim: &Claim, text_of: &dyn Fn(SourceId) -> Option<&'t str>) -> Result<(), UnsupportedClaim> {
-    let mut why = String::from("no citation");
-    let mut first: Option<(SourceId, String)> = None;
+/// whose text contains the quote. When it is not, one entry per citation,
+/// each with that citation's source, quote and reason (one entry saying
+/// "no citation" when it has none).
+pub fn check_claim<'t>(
+    claim: &Claim,
+    text_of: &dyn Fn(SourceId) -> Option<&'t str>,
+) -> Result<(), Vec<UnsupportedClaim>> {
+    let mut failed = Vec::new();
     for c in &claim.citations {
-        if first.is_none() {
-            first = Some((c.source, c.quote.clone()));
-        }
-        match text_of(c.source) {
-            None => why = format!("{} is not a retrieved source", c.source),
-            Some(_) if c.quote.trim().is_empty() => why = format!("no quote from {}", c.source),
+        let why = match text_of(c.source) {
+            None => format!("{} is not a retrieved source", c.source),
+            Some(_) if c.quote.trim().is_empty() => format!("no quote from {}", c.source),
             Some(text) if text.contains(&normalize_for_match(&c.quote)) => return Ok(()),
-            Some(_) => why = format!("quote not found in {}", c.source),
-        }
+            Some(_) => format!("quote not found in {}", c.source),
+        };
+        failed.push(UnsupportedClaim {
+            claim: claim.text.clone(),
+            source: Some(c.source),
+            quote: c.quote.clone(),
+            why,
+        });
     }
-    let (source, quote) = first.map_or((None, String::new()), |(s, q)| (Some(s), q));
-    Err(UnsupportedClaim { claim: claim.text.clone(), source, quote, why })
+    if failed.is_empty() {
+        failed.push(UnsupportedClaim {
+            claim: claim.text.clone(),
+            source: None,
+            quote: String::new(),
+            why: "no citation".into(),
+        });
+    }
+    Err(failed)
 }
 
 /// Checks a report: ids cited in its text and claims, quotes in sources
@@ -53,7 +67,7 @@ pub fn verify<'t>(markdown: &str, claims: &[Claim], text_of: &dyn Fn(SourceId) -
         }
         match check_claim(claim, text_of) {
             Ok(()) => supported += 1,
-            Err(u) => unsupported.push(u),
+            Err(mut u) => unsupported.append(&mut u),
         }
     }
     Verification {
@@ -110,8 +124,15 @@ pub fn citation_markers(markdown: &str) -> Vec<u32> {
 /// verification note, so a reader sees exactly what is not backed.
 pub fn mark_unsupported(markdown: &str, v: &Verification) -> String {
     let mut out = markdown.to_string();
+    // One entry per failed citation: a claim is marked once.
+    let mut claims: Vec<&str> = Vec::new();
     for u in &v.unsupported {
-        let needle = u.claim.trim();
+        if !claims.contains(&u.claim.trim()) {
+            claims.push(u.claim.trim());
+        }
+    }
+    for needle in &claims {
+        let needle = *needle;
         if let Some(pos) = (!needle.is_empty()).then(|| out.find(needle)).flatten() {
             out.insert_str(pos + needle.len(), " **[unsupported]**");
         }
@@ -123,7 +144,7 @@ pub fn mark_unsupported(markdown: &str, v: &Verification) -> String {
     if !v.unsupported.is_empty() {
         out.push_str(&format!(
             "{} of {} claims could not be verified against their sources and are marked **[unsupported]**:\n\n",
-            v.unsupported.len(),
+            claims.len(),
             v.claims_checked
         ));
         for u in &v.unsupported {
@@ -187,6 +208,20 @@ mod tests {
         let c = claim("x", &[(2, "not there"), (1, "returns early")]);
         assert!(check_claim(&c, &texts).is_ok());
         let none = claim("y", &[]);
-        assert_eq!(check_claim(&none, &texts).map_err(|e| e.why), Err("no citation".to_string()));
+        assert_eq!(check_claim(&none, &texts).map_err(|e| e[0].why.clone()), Err("no citation".to_string()));
+    }
+
+    #[test]
+    fn each_failed_citation_is_its_own_entry() {
+        let c = claim("Arc is collected [1][3]", &[(1, "arc is collected"), (3, "gone")]);
+        let v = verify("Arc is collected [1][3]", &[c], &texts);
+        assert_eq!(v.unsupported.len(), 2);
+        assert_eq!((v.unsupported[0].source, v.unsupported[0].quote.as_str()), (Some(SourceId(1)), "arc is collected"));
+        assert_eq!(v.unsupported[0].why, "quote not found in [1]");
+        assert_eq!((v.unsupported[1].source, v.unsupported[1].quote.as_str()), (Some(SourceId(3)), "gone"));
+        assert_eq!(v.unsupported[1].why, "[3] is not a retrieved source");
+        let marked = mark_unsupported("Arc is collected [1][3]", &v);
+        assert_eq!(marked.matches("**[unsupported]**").count(), 2, "once in the text, once in the note: {marked}");
+        assert!(marked.contains("1 of 1 claims"));
     }
 }

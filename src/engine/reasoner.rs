@@ -183,6 +183,13 @@ pub enum ReasonerError {
 pub trait Reasoner: Send + Sync {
     /// Shown in the session header (`builtin`, `llm:gpt-4o-mini`, …).
     fn name(&self) -> String;
+    /// Usage of calls made since the last reply handed it over: the calls of
+    /// a role that failed or was cancelled. The engine records it after
+    /// every call, so budgets count tokens spent on replies that were not
+    /// used. A reasoner without a model has none.
+    fn take_usage(&self) -> Vec<Usage> {
+        Vec::new()
+    }
     async fn plan(&self, ctx: PlanContext) -> Result<Reply<PlanOutput>, ReasonerError>;
     async fn review(&self, ctx: ReviewContext) -> Result<Reply<Vec<SourceVerdict>>, ReasonerError>;
     async fn draft(&self, ctx: DraftContext) -> Result<Reply<Draft>, ReasonerError>;

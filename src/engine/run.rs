@@ -116,6 +116,11 @@ impl Engine {
         &self.state
     }
 
+    /// Active research time so far (the clock stops while waiting for the user).
+    pub(super) fn elapsed_ms(&self) -> u64 {
+        self.clock.elapsed_ms().max(self.state.elapsed_ms)
+    }
+
     /// Runs until the session ends, or until every command sender is gone
     /// while the engine waits for the user (the session stays resumable).
     pub async fn run(mut self) -> Result<SessionState, EngineError> {

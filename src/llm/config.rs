@@ -88,6 +88,55 @@ pub struct LlmConfig {
     pub stream_write: bool,
     /// USD per million tokens, by model name.
     pub pricing: BTreeMap<String, Price>,
+    /// REVIEW asks the model (true), or is decided without one from the
+    /// retrieval evidence and the built-in checks (false: no review call).
+    pub review_with_model: bool,
+    /// DRAFT judges its own answer in the same reply (verdict, aspects,
+    /// gaps, relevance): CRITIQUE then costs no call. Off: a separate,
+    /// compact critique call (the claims and their quotes, not the sources).
+    pub self_check: bool,
+    /// Put the system prompt at the head of the first user message, for
+    /// chat templates that drop system messages (llama-cpp-python's
+    /// `--chat_format gemma`).
+    pub fold_system_prompt: bool,
+    /// Longest list a reply may hold (`maxItems` of claims, issues,
+    /// aspects; plans are held to the preset's query count).
+    pub max_list_items: u32,
+    /// Prompt tokens per call, by role: the passages that matter, not the
+    /// window.
+    pub prompt_tokens: PromptBudgets,
+}
+
+/// Prompt tokens (system and user message together) per call of a role;
+/// 0 leaves only `context_window` and `max_prompt_tokens`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PromptBudgets {
+    pub plan: u32,
+    pub review: u32,
+    pub draft: u32,
+    pub critique: u32,
+    pub write: u32,
+    pub clarify: u32,
+}
+
+impl Default for PromptBudgets {
+    fn default() -> Self {
+        Self { plan: 1500, review: 2500, draft: 3000, critique: 1500, write: 3000, clarify: 800 }
+    }
+}
+
+impl PromptBudgets {
+    pub fn get(&self, role: Role) -> u32 {
+        match role {
+            Role::Plan => self.plan,
+            Role::Review => self.review,
+            Role::Draft => self.draft,
+            Role::Critique => self.critique,
+            Role::Write => self.write,
+            Role::Clarify => self.clarify,
+        }
+    }
 }
 
 impl Default for LlmConfig {
@@ -115,6 +164,11 @@ impl Default for LlmConfig {
             retry_after_max_secs: 60,
             stream_write: true,
             pricing: BTreeMap::new(),
+            review_with_model: false,
+            self_check: true,
+            fold_system_prompt: false,
+            max_list_items: 8,
+            prompt_tokens: PromptBudgets::default(),
         }
     }
 }
@@ -309,6 +363,9 @@ pub fn validate(c: &LlmConfig) -> Vec<(String, String)> {
     if c.attempts == 0 {
         v.push(("llm.attempts".into(), "must be at least 1".into()));
     }
+    if c.max_list_items == 0 {
+        v.push(("llm.max_list_items".into(), "must be at least 1".into()));
+    }
     if c.max_repairs > 10 {
         v.push(("llm.max_repairs".into(), format!("must be at most 10 (got {})", c.max_repairs)));
     }
@@ -398,6 +455,11 @@ mod tests {
             "backoff_max_ms",
             "retry_after_max_secs",
             "stream_write",
+            "review_with_model",
+            "self_check",
+            "fold_system_prompt",
+            "max_list_items",
+            "prompt_tokens",
         ] {
             assert!(text.contains(&format!("# {key} = ")), "config.toml.example does not document llm.{key}");
         }

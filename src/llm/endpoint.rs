@@ -63,6 +63,8 @@ pub struct ChatReply {
     /// As reported by the endpoint; `None` when it sent no usage.
     pub prompt_tokens: Option<u64>,
     pub completion_tokens: Option<u64>,
+    /// Prompt tokens the server served from its prefix cache, when it says.
+    pub cached_tokens: Option<u64>,
     pub finish_reason: Option<String>,
     /// HTTP attempts made (retries included).
     pub attempts: u32,
@@ -99,6 +101,24 @@ struct WireUsage {
     prompt_tokens: Option<u64>,
     #[serde(default)]
     completion_tokens: Option<u64>,
+    /// OpenAI and vLLM: `prompt_tokens_details.cached_tokens`.
+    #[serde(default)]
+    prompt_tokens_details: Option<WirePromptDetails>,
+    /// llama.cpp's server reports its cache hits in `timings`, not here.
+    #[serde(default)]
+    cached_tokens: Option<u64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct WirePromptDetails {
+    #[serde(default)]
+    cached_tokens: Option<u64>,
+}
+
+impl WireUsage {
+    fn cached(&self) -> Option<u64> {
+        self.prompt_tokens_details.as_ref().and_then(|d| d.cached_tokens).or(self.cached_tokens)
+    }
 }
 
 /// Message content as text: a string, or the text parts of a list.
@@ -273,6 +293,7 @@ impl Endpoint {
             text: content_text(&choice.message.unwrap_or_default().content),
             prompt_tokens: usage.prompt_tokens,
             completion_tokens: usage.completion_tokens,
+            cached_tokens: usage.cached(),
             finish_reason: choice.finish_reason,
             attempts,
             latency: started.elapsed(),
@@ -314,6 +335,7 @@ impl Endpoint {
             if let Some(u) = next.usage {
                 reply.prompt_tokens = u.prompt_tokens.or(reply.prompt_tokens);
                 reply.completion_tokens = u.completion_tokens.or(reply.completion_tokens);
+                reply.cached_tokens = u.cached().or(reply.cached_tokens);
             }
             for choice in next.choices {
                 let piece = content_text(&choice.delta.or(choice.message).unwrap_or_default().content);

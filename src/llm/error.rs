@@ -32,8 +32,10 @@ impl LlmError {
         }
     }
 
-    /// A 400/422 that names `response_format`: the endpoint does not support
-    /// the structured-output mode we asked for.
+    /// A 400/422/501 that names `response_format`, or a 500 that does
+    /// (llama-cpp-python answers json_schema with HTTP 500 "Input should be
+    /// 'text' or 'json_object'"): the endpoint does not support the
+    /// structured-output mode we asked for. Retrying the same body is useless.
     pub fn rejects_response_format(&self) -> bool {
         match self {
             LlmError::Status { status: 400 | 422 | 501, body, .. } => {
@@ -41,6 +43,12 @@ impl LlmError {
                 ["response_format", "json_schema", "json_object", "response format", "schema"]
                     .iter()
                     .any(|k| b.contains(k))
+            }
+            // A 500 is named only by the mode's own words: "schema" alone
+            // could be any server fault.
+            LlmError::Status { status: 500, body, .. } => {
+                let b = body.to_lowercase();
+                ["response_format", "json_schema", "json_object", "response format"].iter().any(|k| b.contains(k))
             }
             _ => false,
         }
@@ -51,7 +59,9 @@ impl RetryClass for LlmError {
     fn is_transient(&self) -> bool {
         match self {
             LlmError::Unreachable { .. } | LlmError::Timeout { .. } => true,
-            LlmError::Status { status, .. } => *status == 408 || *status == 429 || *status >= 500,
+            LlmError::Status { status, .. } => {
+                (*status == 408 || *status == 429 || *status >= 500) && !self.rejects_response_format()
+            }
             LlmError::Protocol { .. } => false,
         }
     }
@@ -208,5 +218,15 @@ mod tests {
         };
         assert!(schema.rejects_response_format());
         assert!(!s(400).rejects_response_format());
+        // llama-cpp-python's answer to json_schema: lowered at once, not retried.
+        let py = LlmError::Status {
+            url: "u".into(),
+            status: 500,
+            retry_after: None,
+            body: "response_format.type: Input should be 'text' or 'json_object'".into(),
+        };
+        assert!(py.rejects_response_format() && !py.is_transient());
+        let other = LlmError::Status { url: "u".into(), status: 500, retry_after: None, body: "schema cache".into() };
+        assert!(!other.rejects_response_format() && other.is_transient());
     }
 }

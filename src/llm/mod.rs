@@ -26,8 +26,8 @@ pub mod wire;
 mod write;
 
 pub use config::{
-    DEFAULT_ENDPOINT, EndpointConfig, LlmConfig, OMITTABLE, Price, ResolvedEndpoint, RoleModel, RoleModels,
-    StructuredMode, validate,
+    DEFAULT_ENDPOINT, EndpointConfig, LlmConfig, OMITTABLE, Price, PromptBudgets, ResolvedEndpoint, RoleModel,
+    RoleModels, StructuredMode, validate,
 };
 
 pub use reasoner::LlmReasoner;

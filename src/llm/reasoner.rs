@@ -1,8 +1,16 @@
 //! `LlmReasoner`: the engine's `Reasoner` on an OpenAI-compatible endpoint.
 //! Every role asks for JSON (see `call`), repairs a malformed reply at most
-//! `max_repairs` times by sending the parse error back, and reports tokens
-//! and cost. WRITE streams its report (see `write`).
+//! `max_repairs` times by sending the parse error back, and records the
+//! tokens of every answered call as it happens. WRITE streams its report
+//! (see `write`).
+//!
+//! Call structure (the user pays for every call and waits on the sequential
+//! ones): REVIEW runs without a model unless `review_with_model`; DRAFT
+//! returns its own critique in the same reply (`self_check`), so CRITIQUE
+//! answers from it without a call; an iteration costs PLAN (or REFINE) and
+//! DRAFT, and the report one WRITE call.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -34,9 +42,14 @@ pub struct LlmReasoner {
     endpoints: Vec<Arc<Endpoint>>,
     pub(super) prompts: Prompts,
     pub(super) cache: PassageCache,
-    /// Usage of calls whose role failed, reported with the next reply so
-    /// budgets still count it.
+    /// Usage of every answered call, recorded when the reply arrives and
+    /// handed over with the role's reply or by `take_usage` (a failed or
+    /// cancelled role's calls still count against the budgets).
     pending: Mutex<Vec<Usage>>,
+    /// The model-free reasoner: REVIEW when `review_with_model` is off.
+    helper: Arc<dyn Reasoner>,
+    /// DRAFT's self-checks by the draft's text: CRITIQUE answers from them.
+    checks: Mutex<HashMap<u64, Critique>>,
 }
 
 /// One structured exchange: the system prompt and the turns after it.
@@ -49,6 +62,8 @@ pub(super) struct Call<'a> {
     pub json: bool,
     /// Bad replies sent back at most this many times.
     pub max_repairs: u32,
+    /// Bounds of the reply's lists and ids (the schema's `maxItems`, `enum`).
+    pub limits: schema::Limits,
 }
 
 impl LlmReasoner {
@@ -79,7 +94,26 @@ impl LlmReasoner {
             prompts,
             cache: PassageCache::default(),
             pending: Mutex::new(Vec::new()),
+            helper: Arc::new(crate::builtin::BuiltinReasoner::new(Default::default(), None, 0.0)),
+            checks: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// The model-free reasoner used for REVIEW (the builder passes one that
+    /// knows the local corpus's term statistics).
+    pub fn with_helper(mut self, helper: Arc<dyn Reasoner>) -> Self {
+        self.helper = helper;
+        self
+    }
+
+    /// The list bounds of a call that may cite `known`.
+    pub(super) fn limits(&self, known: &[SourceId], max_queries: usize) -> schema::Limits {
+        schema::Limits {
+            max_items: self.config.max_list_items.max(1),
+            max_queries: max_queries.max(1) as u32,
+            ids: known.iter().map(|id| id.0).collect(),
+            self_check: self.config.self_check,
+        }
     }
 
     pub fn endpoints(&self) -> &[Arc<Endpoint>] {
@@ -104,16 +138,17 @@ impl LlmReasoner {
         (ep, model)
     }
 
+    /// The role's prompt builder, within the smallest of the window, the
+    /// `max_prompt_tokens` cap and the role's own budget.
     pub(super) fn renderer(&self, role: Role) -> Renderer<'_> {
         let (ep, _) = self.target(role);
-        Renderer {
-            prompts: &self.prompts,
-            cache: &self.cache,
-            budget: match self.config.max_prompt_tokens {
-                0 => prompt_budget(ep.context_window, self.config.max_output_tokens),
-                cap => prompt_budget(ep.context_window, self.config.max_output_tokens).min(u64::from(cap)),
-            },
+        let mut budget = prompt_budget(ep.context_window, self.config.max_output_tokens);
+        for cap in [self.config.max_prompt_tokens, self.config.prompt_tokens.get(role)] {
+            if cap > 0 {
+                budget = budget.min(u64::from(cap));
+            }
         }
+        Renderer { prompts: &self.prompts, cache: &self.cache, budget }
     }
 
     pub(super) fn meter(&self, role: Role) -> Meter {
@@ -121,34 +156,55 @@ impl LlmReasoner {
         Meter::new(role, &model, self.config.price(&model))
     }
 
-    /// The reply with its usage, or the error (its usage kept for later).
-    pub(super) fn finish<T>(
-        &self,
-        result: Result<T, ReasonerError>,
-        meters: &[Meter],
-    ) -> Result<Reply<T>, ReasonerError> {
-        let mut usage: Vec<Usage> = meters.iter().filter_map(Meter::usage).collect();
-        let Ok(mut pending) = self.pending.lock() else { return result.map(|value| Reply { value, usage }) };
-        match result {
-            Ok(value) => {
-                let mut all: Vec<Usage> = std::mem::take(&mut *pending);
-                all.append(&mut usage);
-                Ok(Reply { value, usage: all })
-            }
-            Err(e) => {
-                pending.append(&mut usage);
-                Err(e)
-            }
+    /// Records one answered call's usage at once.
+    pub(super) fn record(&self, usage: Usage) {
+        if let Ok(mut pending) = self.pending.lock() {
+            pending.push(usage);
         }
     }
 
-    pub(super) fn request(&self, role: Role, messages: Vec<Message>, mode: StructuredMode, json: bool) -> ChatRequest {
+    /// Usage recorded and not yet handed over.
+    fn drain(&self) -> Vec<Usage> {
+        self.pending.lock().map(|mut p| std::mem::take(&mut *p)).unwrap_or_default()
+    }
+
+    /// The reply with the usage recorded so far; an error leaves the usage
+    /// for `take_usage`.
+    pub(super) fn finish<T>(&self, result: Result<T, ReasonerError>) -> Result<Reply<T>, ReasonerError> {
+        result.map(|value| Reply { value, usage: self.drain() })
+    }
+
+    /// The messages of a call: the system prompt on its own, or at the head
+    /// of the first user message (`fold_system_prompt`).
+    pub(super) fn messages(&self, system: String, turns: &[Message]) -> Vec<Message> {
+        let mut out = Vec::with_capacity(turns.len() + 1);
+        match turns.split_first() {
+            Some((first, rest)) if self.config.fold_system_prompt && first.role == "user" => {
+                out.push(Message::user(format!("{system}\n\n---\n\n{}", first.content)));
+                out.extend(rest.iter().cloned());
+            }
+            _ => {
+                out.push(Message::system(system));
+                out.extend(turns.iter().cloned());
+            }
+        }
+        out
+    }
+
+    pub(super) fn request(
+        &self,
+        role: Role,
+        messages: Vec<Message>,
+        mode: StructuredMode,
+        json: bool,
+        limits: &schema::Limits,
+    ) -> ChatRequest {
         let (_, model) = self.target(role);
         let format = match (json, mode) {
             (false, _) | (true, StructuredMode::Prompt) => Format::Text,
             (true, StructuredMode::JsonObject) => Format::JsonObject,
             (true, StructuredMode::JsonSchema) => {
-                let (name, schema) = schema::for_role(role);
+                let (name, schema) = schema::for_call(role, limits);
                 Format::JsonSchema { name: name.to_string(), schema }
             }
         };
@@ -161,14 +217,14 @@ impl LlmReasoner {
         }
     }
 
-    /// The system message for the endpoint's current mode.
-    fn system_message(&self, call: &Call<'_>, mode: StructuredMode) -> Message {
+    /// The system prompt for the endpoint's current mode.
+    fn system_prompt(&self, call: &Call<'_>, mode: StructuredMode) -> String {
         let rules = if call.json && call.role == Role::Write {
-            claims_format_rules(mode)
+            claims_format_rules(mode, &call.limits)
         } else {
-            format_rules(call.role, mode)
+            format_rules(call.role, mode, &call.limits)
         };
-        Message::system(format!("{}\n\n## Reply format\n\n{rules}", call.system))
+        format!("{}\n\n## Reply format\n\n{rules}", call.system)
     }
 
     /// Sends `call`, parses the reply as `W`, maps it with `map`; repairs a
@@ -188,10 +244,12 @@ impl LlmReasoner {
         let mut turns = call.turns.clone();
         let mut repairs = 0;
         loop {
-            let mut messages = vec![self.system_message(&call, mode)];
-            messages.extend(turns.iter().cloned());
-            let request = self.request(call.role, messages, mode, call.json);
-            let reply = match ep.chat(&request).await {
+            let messages = self.messages(self.system_prompt(&call, mode), &turns);
+            let request = self.request(call.role, messages, mode, call.json, &call.limits);
+            let flight = InFlight::new(self, meter.unanswered(&request.messages));
+            let answer = ep.chat(&request).await;
+            flight.landed();
+            let reply = match answer {
                 Ok(r) => r,
                 Err(e) if call.json && e.rejects_response_format() => match ep.lower_mode(mode) {
                     Some(lower) if lower != mode => {
@@ -202,7 +260,7 @@ impl LlmReasoner {
                 },
                 Err(e) => return Err(unavailable(call.role, &e)),
             };
-            meter.record(&request.messages, &reply);
+            self.record(meter.record(&request.messages, &reply));
             tracing::debug!(
                 role = %call.role,
                 model = %request.model,
@@ -243,8 +301,9 @@ impl LlmReasoner {
         &self,
         role: Role,
         prompt: Prompt,
+        limits: schema::Limits,
         map: impl Fn(W, &[SourceId]) -> Result<T, String>,
-    ) -> Result<Reply<T>, ReasonerError>
+    ) -> Result<T, ReasonerError>
     where
         W: DeserializeOwned,
     {
@@ -256,9 +315,9 @@ impl LlmReasoner {
             known: &prompt.known,
             json: true,
             max_repairs: self.config.max_repairs,
+            limits,
         };
-        let result = self.call(call, &mut meter, map).await;
-        self.finish(result, &[meter])
+        self.call(call, &mut meter, map).await
     }
 }
 
@@ -274,23 +333,68 @@ fn excerpt(text: &str) -> String {
     }
 }
 
+/// A call in flight: if it is dropped before it lands (the engine cancelled
+/// the phase, or the time limit cut it), its prompt is recorded as an
+/// estimate, so budgets see what the server was sent.
+pub(super) struct InFlight<'a> {
+    reasoner: &'a LlmReasoner,
+    usage: Option<Usage>,
+}
+
+impl<'a> InFlight<'a> {
+    pub(super) fn new(reasoner: &'a LlmReasoner, usage: Usage) -> Self {
+        Self { reasoner, usage: Some(usage) }
+    }
+
+    /// The call returned (answered or failed): nothing to estimate.
+    pub(super) fn landed(mut self) {
+        self.usage = None;
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        if let Some(u) = self.usage.take() {
+            self.reasoner.record(u);
+        }
+    }
+}
+
+/// A draft's key in the self-check cache.
+fn draft_key(markdown: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    markdown.trim().hash(&mut h);
+    h.finish()
+}
+
 #[async_trait]
 impl Reasoner for LlmReasoner {
     fn name(&self) -> String {
         format!("llm:{}", self.target(Role::Draft).1)
     }
 
+    fn take_usage(&self) -> Vec<Usage> {
+        self.drain()
+    }
+
     async fn plan(&self, ctx: PlanContext) -> Result<Reply<PlanOutput>, ReasonerError> {
         let prompt = self.renderer(Role::Plan).plan(&ctx);
-        self.simple(Role::Plan, prompt, |w: PlanWire, _| {
-            w.into_queries().map(|(reflection, queries)| PlanOutput { reflection, queries })
-        })
-        .await
+        let limits = self.limits(&[], ctx.max_queries);
+        let r = self
+            .simple(Role::Plan, prompt, limits, |w: PlanWire, _| {
+                w.into_queries().map(|(reflection, queries)| PlanOutput { reflection, queries })
+            })
+            .await;
+        self.finish(r)
     }
 
     async fn review(&self, ctx: ReviewContext) -> Result<Reply<Vec<SourceVerdict>>, ReasonerError> {
         if ctx.candidates.is_empty() {
             return Ok(Reply::free(Vec::new()));
+        }
+        if !self.config.review_with_model {
+            return self.helper.review(ctx).await;
         }
         let renderer = self.renderer(Role::Review);
         let batches: Vec<Prompt> =
@@ -305,19 +409,20 @@ impl Reasoner for LlmReasoner {
                 known: &prompt.known,
                 json: true,
                 max_repairs: self.config.max_repairs,
+                limits: self.limits(&prompt.known, 0),
             };
-            let r = self.call(call, &mut meter, |w: ReviewWire, known| w.into_verdicts(known)).await;
-            (r, meter)
+            self.call(call, &mut meter, |w: ReviewWire, known| w.into_verdicts(known)).await
         });
         let done = futures::future::join_all(runs).await;
-        let meters: Vec<Meter> = done.iter().map(|(_, m)| m.clone()).collect();
         let mut verdicts = Vec::new();
         let mut first_error = None;
-        for (r, _) in done {
+        for r in done {
             match r {
                 Ok(mut v) => verdicts.append(&mut v),
                 Err(e) => {
-                    tracing::warn!(error = %e, "a review batch failed; its sources stay at neutral relevance");
+                    // The engine gives the batch's sources, left without a
+                    // verdict, the built-in review and records the error.
+                    tracing::warn!(error = %e, "a review batch failed");
                     first_error.get_or_insert(e);
                 }
             }
@@ -326,17 +431,33 @@ impl Reasoner for LlmReasoner {
             Some(e) if verdicts.is_empty() => Err(e),
             _ => Ok(verdicts),
         };
-        self.finish(result, &meters)
+        self.finish(result)
     }
 
     async fn draft(&self, ctx: DraftContext) -> Result<Reply<Draft>, ReasonerError> {
         let prompt = self.renderer(Role::Draft).draft(&ctx);
-        self.simple(Role::Draft, prompt, |w: DraftWire, known| w.into_draft(known)).await
+        let limits = self.limits(&prompt.known, 0);
+        let r = self.simple(Role::Draft, prompt, limits, |w: DraftWire, known| w.into_checked_draft(known)).await;
+        let r = r.map(|(draft, check)| {
+            if let (Some(c), Ok(mut checks)) = (check, self.checks.lock()) {
+                checks.insert(draft_key(&draft.markdown), c);
+            }
+            draft
+        });
+        self.finish(r)
     }
 
     async fn critique(&self, ctx: CritiqueContext) -> Result<Reply<Critique>, ReasonerError> {
+        let own = self.checks.lock().ok().and_then(|mut c| c.remove(&draft_key(&ctx.draft.markdown)));
+        if let Some(check) = own {
+            return self.finish(Ok(check));
+        }
+        // No self-check (turned off, dropped, or the draft fell back): a
+        // compact call within the critique budget.
         let prompt = self.renderer(Role::Critique).critique(&ctx);
-        self.simple(Role::Critique, prompt, |w: CritiqueWire, known| w.into_critique(known)).await
+        let limits = schema::Limits { self_check: false, ..self.limits(&prompt.known, 0) };
+        let r = self.simple(Role::Critique, prompt, limits, |w: CritiqueWire, known| w.into_critique(known)).await;
+        self.finish(r)
     }
 
     async fn write(&self, ctx: WriteContext, stream: ReportStream) -> Result<Reply<WriteOutput>, ReasonerError> {
@@ -345,9 +466,12 @@ impl Reasoner for LlmReasoner {
 
     async fn clarify(&self, ctx: ClarifyContext) -> Result<Reply<Clarification>, ReasonerError> {
         let prompt = self.renderer(Role::Clarify).clarify(&ctx);
-        self.simple(Role::Clarify, prompt, |w: ClarifyWire, _| {
-            w.into_clarification().ok_or_else(|| "`question` is empty; ask one question".to_string())
-        })
-        .await
+        let limits = self.limits(&[], 0);
+        let r = self
+            .simple(Role::Clarify, prompt, limits, |w: ClarifyWire, _| {
+                w.into_clarification().ok_or_else(|| "`question` is empty; ask one question".to_string())
+            })
+            .await;
+        self.finish(r)
     }
 }

@@ -15,18 +15,18 @@ impl Renderer<'_> {
         let system = self.system(Role::Plan, &[("max_queries", ctx.max_queries.to_string())]);
         let mut s = Sections::default();
         s.question(&ctx.question, &ctx.constraints, self.cap(0.08));
-        s.add("ITERATION:", &format!("{}. Write at most {} queries.", ctx.iteration, ctx.max_queries));
+        s.lessons(&ctx.memories, self.cap(0.06));
+        s.later("ITERATION:", &format!("{}. Write at most {} queries.", ctx.iteration, ctx.max_queries));
         if let Some(strategy) = ctx.strategy {
-            s.add("REFINEMENT STRATEGY:", &format!("{strategy}: {}", ctx.strategy_rationale));
+            s.later("REFINEMENT STRATEGY:", &format!("{strategy}: {}", ctx.strategy_rationale));
         }
         if let Some(prior) = &ctx.prior {
-            s.add(&format!("WHAT ITERATION {} FOUND:", prior.iteration), &prior_summary(prior, self.cap(0.15)));
+            s.later(&format!("WHAT ITERATION {} FOUND:", prior.iteration), &prior_summary(prior, self.cap(0.15)));
         }
         // The most recent queries matter most; older ones are counted.
         let mut run = ctx.already_run.clone();
         run.reverse();
-        s.add("QUERIES ALREADY RUN (do not repeat them):", &bullets(&run, self.cap(0.10), 200));
-        s.lessons(&ctx.memories, self.cap(0.06));
+        s.later("QUERIES ALREADY RUN (do not repeat them):", &bullets(&run, self.cap(0.10), 200));
         // PIVOT draws new terms from what was found: a short look suffices.
         self.assemble(Role::Plan, system, s, "SOURCES FOUND SO FAR:", &ctx.sources, &ctx.question, Spread::Ranked, 0.5)
     }
@@ -54,7 +54,7 @@ impl Renderer<'_> {
         let mut query = ctx.question.clone();
         if let Some(d) = &ctx.previous_draft {
             let share = self.budget.saturating_sub(count_tokens(&system)) * 3 / 10;
-            s.add("PREVIOUS DRAFT (revise it):", &draft_block(&d.markdown, &d.claims, share));
+            s.later("PREVIOUS DRAFT (revise it):", &draft_block(&d.markdown, &d.claims, share));
         }
         if let Some(c) = &ctx.previous_critique {
             let issues: Vec<String> = c
@@ -62,12 +62,12 @@ impl Renderer<'_> {
                 .iter()
                 .map(|i| format!("[{}] {}", format!("{:?}", i.severity).to_lowercase(), i.description))
                 .collect();
-            s.add("CRITIQUE OF THE PREVIOUS DRAFT — issues:", &bullets(&issues, self.cap(0.06), 300));
-            s.add("CRITIQUE OF THE PREVIOUS DRAFT — gaps to fill:", &bullets(&c.gaps, self.cap(0.04), 200));
+            s.later("CRITIQUE OF THE PREVIOUS DRAFT — issues:", &bullets(&issues, self.cap(0.06), 300));
+            s.later("CRITIQUE OF THE PREVIOUS DRAFT — gaps to fill:", &bullets(&c.gaps, self.cap(0.04), 200));
             query.push(' ');
             query.push_str(&c.gaps.join(" "));
         }
-        s.add("ITERATION:", &ctx.iteration.to_string());
+        s.later("ITERATION:", &ctx.iteration.to_string());
         self.assemble(
             Role::Draft,
             system,
@@ -87,7 +87,7 @@ impl Renderer<'_> {
         s.add("PLANNED ASPECTS:", &bullets(&ctx.planned_aspects, self.cap(0.04), 200));
         s.add("ALREADY ASKED AND ANSWERED (do not ask again):", &bullets(&ctx.answered_asks, self.cap(0.04), 300));
         let share = self.budget.saturating_sub(count_tokens(&system)) * 4 / 10;
-        s.add("DRAFT TO JUDGE:", &draft_block(&ctx.draft.markdown, &ctx.draft.claims, share));
+        s.later("DRAFT TO JUDGE:", &draft_block(&ctx.draft.markdown, &ctx.draft.claims, share));
         let query = format!("{} {}", ctx.question, ctx.planned_aspects.join(" "));
         self.assemble(Role::Critique, system, s, "SOURCES:", &ctx.sources, &query, Spread::Ranked, 1.0)
     }
@@ -96,9 +96,9 @@ impl Renderer<'_> {
         let system = self.system(Role::Write, &[]);
         let mut s = Sections::default();
         s.question(&ctx.question, &ctx.constraints, self.cap(0.08));
-        s.add("WHY RESEARCH STOPPED:", &stop_label(ctx.stop));
+        s.later("WHY RESEARCH STOPPED:", &stop_label(ctx.stop));
         if let Some(e) = &ctx.evaluation {
-            s.add(
+            s.later(
                 "QUALITY OF THE DRAFT:",
                 &format!(
                     "confidence {:.2}, coverage {:.2} ({} of {} aspects); gaps: {}",
@@ -110,10 +110,10 @@ impl Renderer<'_> {
                 ),
             );
         }
-        s.add("CAVEATS (added after your report; do not repeat them):", &bullets(&ctx.caveats, self.cap(0.05), 300));
+        s.later("CAVEATS (added after your report; do not repeat them):", &bullets(&ctx.caveats, self.cap(0.05), 300));
         let share = self.budget.saturating_sub(count_tokens(&system)) * 4 / 10;
         let from = ctx.based_on_iteration.map_or(String::new(), |n| format!(" (from iteration {n})"));
-        s.add(&format!("DRAFT{from}:"), &draft_block(&ctx.draft.markdown, &ctx.draft.claims, share));
+        s.later(&format!("DRAFT{from}:"), &draft_block(&ctx.draft.markdown, &ctx.draft.claims, share));
         self.assemble(
             Role::Write,
             system,

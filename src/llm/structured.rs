@@ -44,10 +44,45 @@ pub fn extract_json(raw: &str) -> Result<String, String> {
             "the reply contains no JSON object; reply with only the JSON object, starting with {".into()
         });
     };
-    let end = object_end(&candidate[start..]).ok_or_else(|| {
-        "the JSON object is not closed (was the reply cut off?); reply with a shorter, complete JSON object".to_string()
-    })?;
-    Ok(remove_trailing_commas(&candidate[start..start + end]))
+    match object_end(&candidate[start..]) {
+        Some(end) => Ok(remove_trailing_commas(&candidate[start..start + end])),
+        // Cut off (a small model looping on a list until the output cap):
+        // keep the complete items written so far.
+        None => close_cut_off(&candidate[start..]).map(|s| remove_trailing_commas(&s)).ok_or_else(|| {
+            "the JSON object is not closed (was the reply cut off?); reply with a shorter, complete JSON object"
+                .to_string()
+        }),
+    }
+}
+
+/// A cut-off object closed after the last complete item of an array:
+/// `{"queries": [{"q": 1}, {"q"` becomes `{"queries": [{"q": 1}]}`.
+/// `None` when no array item was completed.
+pub fn close_cut_off(s: &str) -> Option<String> {
+    let mut stack: Vec<char> = Vec::new();
+    let mut scan = StringScan::default();
+    let mut best: Option<(usize, Vec<char>)> = None;
+    for (i, c) in s.char_indices() {
+        if scan.inside(c) {
+            continue;
+        }
+        match c {
+            '{' | '[' => stack.push(c),
+            '}' | ']' => {
+                stack.pop()?;
+                if stack.last() == Some(&'[') {
+                    best = Some((i + 1, stack.clone()));
+                }
+            }
+            _ => {}
+        }
+    }
+    let (end, open) = best?;
+    let mut out = s[..end].to_string();
+    for c in open.iter().rev() {
+        out.push(if *c == '[' { ']' } else { '}' });
+    }
+    Some(out)
 }
 
 /// Extracts and parses a reply into `T`; the error says what to fix.
@@ -185,5 +220,22 @@ mod tests {
         let e = parse::<T>("{\"a\": \"one\", \"b\": []}").unwrap_err();
         assert!(e.contains("invalid type") && e.contains("line 1"), "{e}");
         assert!(parse::<T>("").unwrap_err().contains("empty"));
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Plan {
+        queries: Vec<Q>,
+    }
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Q {
+        query: String,
+    }
+
+    #[test]
+    fn the_complete_items_of_a_cut_off_array_are_kept() {
+        let raw = "{\"queries\": [{\"query\": \"tides moon\"}, {\"query\": \"tides [sun]\"}, {\"query\": \"tid";
+        let p = parse::<Plan>(raw).unwrap();
+        assert_eq!(p.queries.iter().map(|q| q.query.as_str()).collect::<Vec<_>>(), ["tides moon", "tides [sun]"]);
+        assert_eq!(close_cut_off("{\"b\": [\"x\", \"y"), None, "strings are not array items to keep");
     }
 }

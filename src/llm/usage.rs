@@ -35,21 +35,52 @@ pub struct Meter {
     completion: u64,
     estimated: bool,
     calls: u32,
+    cached: u64,
 }
 
 impl Meter {
     pub fn new(role: Role, model: &str, price: Option<Price>) -> Self {
-        Self { role, model: model.to_string(), price, prompt: 0, completion: 0, estimated: false, calls: 0 }
+        Self { role, model: model.to_string(), price, prompt: 0, completion: 0, estimated: false, calls: 0, cached: 0 }
     }
 
     /// Adds one answered call: the endpoint's figures, else local counts.
-    pub fn record(&mut self, sent: &[Message], reply: &ChatReply) {
+    /// Returns that call's own usage, to be recorded as it happens.
+    pub fn record(&mut self, sent: &[Message], reply: &ChatReply) -> Usage {
         let prompt = reply.prompt_tokens.unwrap_or_else(|| prompt_tokens(sent));
         let completion = reply.completion_tokens.unwrap_or_else(|| count_tokens(&reply.text));
-        self.estimated |= reply.prompt_tokens.is_none() || reply.completion_tokens.is_none();
+        let estimated = reply.prompt_tokens.is_none() || reply.completion_tokens.is_none();
+        let cached = reply.cached_tokens.unwrap_or(0);
+        self.estimated |= estimated;
         self.prompt += prompt;
         self.completion += completion;
+        self.cached += cached;
         self.calls += 1;
+        Usage {
+            role: self.role,
+            model: self.model.clone(),
+            prompt_tokens: prompt,
+            completion_tokens: completion,
+            cost_usd: cost_usd(self.price, prompt, completion),
+            estimated,
+            calls: 1,
+            cached_tokens: cached,
+        }
+    }
+
+    /// A call that was sent and never answered (cancelled, or cut by the
+    /// time limit): its prompt, counted locally; the server did read it.
+    pub fn unanswered(&self, sent: &[Message]) -> Usage {
+        let prompt = prompt_tokens(sent);
+        Usage {
+            role: self.role,
+            model: self.model.clone(),
+            prompt_tokens: prompt,
+            completion_tokens: 0,
+            cost_usd: cost_usd(self.price, prompt, 0),
+            estimated: true,
+            calls: 1,
+            cached_tokens: 0,
+        }
     }
 
     pub fn calls(&self) -> u32 {
@@ -66,6 +97,7 @@ impl Meter {
             cost_usd: cost_usd(self.price, self.prompt, self.completion),
             estimated: self.estimated,
             calls: self.calls,
+            cached_tokens: self.cached,
         })
     }
 }

@@ -187,6 +187,9 @@ pub struct DraftWire {
     pub answer: String,
     #[serde(default)]
     pub claims: Vec<ClaimWire>,
+    /// The draft's own critique (`llm.self_check`), in the same reply.
+    #[serde(default)]
+    pub check: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -246,10 +249,21 @@ pub fn map_claims(claims: Vec<ClaimWire>, known: &[SourceId]) -> Result<Vec<Clai
 
 impl DraftWire {
     pub fn into_draft(self, known: &[SourceId]) -> Result<Draft, String> {
+        self.into_checked_draft(known).map(|(d, _)| d)
+    }
+
+    /// The draft and its self-check. A self-check that does not parse is
+    /// dropped, not repaired: the draft is what the call is for, and the
+    /// critique can still be asked for on its own.
+    pub fn into_checked_draft(self, known: &[SourceId]) -> Result<(Draft, Option<Critique>), String> {
         if self.answer.trim().is_empty() {
             return Err("`answer` is empty; write the answer in markdown with [n] citations".into());
         }
-        Ok(Draft { markdown: self.answer, claims: map_claims(self.claims, known)? })
+        let check = self
+            .check
+            .and_then(|v| serde_json::from_value::<CritiqueWire>(v).ok())
+            .and_then(|w| w.into_critique(known).ok());
+        Ok((Draft { markdown: self.answer, claims: map_claims(self.claims, known)? }, check))
     }
 }
 
@@ -275,6 +289,12 @@ pub struct CritiqueWire {
     pub needs_clarification: Option<ClarifyWire>,
     #[serde(default)]
     pub dimensions: Option<DimensionsWire>,
+    /// How well the answer's first paragraph answers the question as asked.
+    #[serde(default, deserialize_with = "lenient_f64")]
+    pub answer_relevance: Option<f64>,
+    /// The sources do not answer the question at all.
+    #[serde(default)]
+    pub unanswered: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -363,10 +383,14 @@ impl CritiqueWire {
             weak_aspects: self.weak_aspects,
             gaps: self.gaps,
             contradictions,
-            needs_clarification: self.needs_clarification.and_then(ClarifyWire::into_clarification),
+            // Clarify only on a signal: a question with its readings named.
+            needs_clarification: self
+                .needs_clarification
+                .and_then(ClarifyWire::into_clarification)
+                .filter(|c| c.options.iter().filter(|o| !o.trim().is_empty()).count() >= 2),
             dimensions,
-            answer_relevance: None,
-            unanswered: false,
+            answer_relevance: self.answer_relevance.map(|r| r.clamp(0.0, 1.0)),
+            unanswered: self.unanswered.unwrap_or(false),
         })
     }
 }

@@ -62,6 +62,15 @@ pub struct FakeState {
     pub full_coverage_from: AtomicU32,
     /// Echo this text in error bodies (servers that echo the API key).
     pub echo: Mutex<Option<String>>,
+    /// Answer json_schema with HTTP 500, as llama-cpp-python's server does.
+    pub schema_500: std::sync::atomic::AtomicBool,
+    /// Answer `GET /models` with 404 (servers without the endpoint).
+    pub no_models: std::sync::atomic::AtomicBool,
+    /// Every chat reply waits this long (milliseconds).
+    pub delay_ms: std::sync::atomic::AtomicU64,
+    /// Plan queries from the words of the question (the default plans
+    /// "widget facts" queries the scripted provider rotates on).
+    pub queries_from_question: std::sync::atomic::AtomicBool,
 }
 
 pub struct FakeLlm {
@@ -152,6 +161,9 @@ impl Respond for Models {
     fn respond(&self, request: &Request) -> ResponseTemplate {
         let auth = request.headers.get("authorization").and_then(|v| v.to_str().ok()).map(str::to_string);
         self.0.auth.lock().unwrap().push(auth);
+        if self.0.no_models.load(Ordering::SeqCst) {
+            return ResponseTemplate::new(404).set_body_string("Not Found");
+        }
         ResponseTemplate::new(200).set_body_json(json!({
             "object": "list",
             "data": [{ "id": "test-model", "object": "model", "created": 0, "owned_by": "test" },
@@ -179,6 +191,12 @@ impl Respond for Chat {
         let format = body["response_format"]["type"].as_str().unwrap_or("");
         let reject = (format == "json_schema" && s.reject_schema.load(Ordering::SeqCst))
             || (format == "json_object" && s.reject_json_object.load(Ordering::SeqCst));
+        if format == "json_schema" && s.schema_500.load(Ordering::SeqCst) {
+            // llama-cpp-python's words.
+            return ResponseTemplate::new(500).set_body_json(json!({
+                "error": { "message": "1 validation error for CreateChatCompletionRequest\nresponse_format.type\n  Input should be 'text' or 'json_object'", "type": "internal_server_error" }
+            }));
+        }
         if reject {
             return ResponseTemplate::new(400).set_body_json(json!({
                 "error": { "message": format!("response_format type {format} is not supported by this server"), "type": "invalid_request_error" }
@@ -186,7 +204,8 @@ impl Respond for Chat {
         }
         let queued = s.queued.lock().unwrap().get_mut(&role).and_then(VecDeque::pop_front);
         let echo = s.echo.lock().unwrap().clone().unwrap_or_default();
-        match queued {
+        let delay = Duration::from_millis(s.delay_ms.load(Ordering::SeqCst));
+        let t = match queued {
             Some(Behaviour::Status(code, retry_after, text)) => {
                 let mut t = ResponseTemplate::new(code).set_body_string(format!("{text} {echo}"));
                 if let Some(ra) = retry_after {
@@ -195,9 +214,10 @@ impl Respond for Chat {
                 t
             }
             Some(Behaviour::Content(content)) => reply(s, &body, content),
-            Some(Behaviour::Slow(d)) => reply(s, &body, default_content(s, &role, &body, n)).set_delay(d),
+            Some(Behaviour::Slow(d)) => reply(s, &body, default_content(s, &role, &body, n)).set_delay(d + delay),
             None => reply(s, &body, default_content(s, &role, &body, n)),
-        }
+        };
+        if delay.is_zero() { t } else { t.set_delay(delay) }
     }
 }
 
@@ -206,7 +226,11 @@ fn reply(s: &FakeState, body: &Value, content: String) -> ResponseTemplate {
     let prompt = request_tokens(body);
     let completion = count_tokens(&content);
     let usage = s.usage.load(Ordering::SeqCst).then(
-        || json!({ "prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion }),
+        // A prefix cache serving the instructions, as OpenAI and vLLM report it.
+        || {
+            json!({ "prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
+                   "prompt_tokens_details": { "cached_tokens": prompt / 4 } })
+        },
     );
     if body["stream"].as_bool() == Some(true) {
         let mut sse = String::new();
@@ -255,10 +279,58 @@ fn claims_from(prompt: &str) -> (String, Vec<Value>) {
     (md, claims)
 }
 
+/// The critic's judgement of the `n`-th draft: gadgets are missing until
+/// `full_coverage_from`; the first asks for clarification if told to.
+fn critique_of(s: &FakeState, n: u32, user: &str) -> Value {
+    let full = n >= s.full_coverage_from.load(Ordering::SeqCst);
+    let clarify = s.clarify_first.load(Ordering::SeqCst)
+        && n == 1
+        && !user.contains("ALREADY ASKED AND ANSWERED")
+        && !user.contains("CONSTRAINTS FROM THE USER");
+    json!({
+        "verdict": if full { "PASS" } else { "WARN" },
+        "issues": if full { json!([]) } else { json!([{ "severity": "medium", "description": format!("gadgets missing {n}"), "aspect": "gadgets" }]) },
+        "aspects_required": ["widgets", "gadgets"],
+        "aspects_addressed": if full { json!(["widgets", "gadgets"]) } else { json!(["widgets"]) },
+        "weak_aspects": [], "gaps": if full { json!([]) } else { json!(["gadgets"]) },
+        "contradictions": [],
+        "needs_clarification": if clarify { json!({ "question": "Which widget do you mean?", "options": ["the blue widget", "the red widget"] }) } else { Value::Null },
+        "answer_relevance": 0.9,
+        "unanswered": false,
+        "dimensions": { "completeness": 0.9, "accuracy": 0.95, "relevance": 0.95, "freshness": 0.9, "coherence": 0.9 }
+    })
+}
+
+/// The instructions of a request (system message, or the head of the
+/// first user message when the system prompt is folded into it).
+pub fn instructions(body: &Value) -> String {
+    body["messages"][0]["content"].as_str().unwrap_or("").to_string()
+}
+
+/// The question of a prompt (the line after `QUESTION:`).
+pub fn question_in(prompt: &str) -> String {
+    prompt.split("QUESTION:\n").nth(1).and_then(|r| r.lines().next()).unwrap_or("").trim().to_string()
+}
+
 /// A valid answer for the role, built from the prompt.
 pub fn default_content(s: &FakeState, role: &str, body: &Value, n: u32) -> String {
-    let user = user_text(body);
+    let user = if body["messages"][0]["role"] == "user" { instructions(body) } else { user_text(body) };
     match role {
+        "plan" if s.queries_from_question.load(Ordering::SeqCst) => {
+            // Queries drawn from the question: the whole question, then
+            // its longer words in pairs, different in each round.
+            let q = question_in(&user);
+            let words: Vec<&str> = q.split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() > 3).collect();
+            let mut queries = vec![json!({ "query": q, "intent": "the question", "aspect": "widgets", "exclude": [] })];
+            for pair in words.chunks(2).skip((n as usize - 1) % 2).take(2) {
+                queries.push(json!({ "query": pair.join(" "), "intent": "a part", "aspect": "gadgets", "exclude": [] }));
+            }
+            json!({
+                "reflection": { "plan": format!("plan {n}"), "assumptions": [], "risks": [], "success_criteria": [] },
+                "queries": queries
+            })
+            .to_string()
+        }
         "plan" => json!({
             "reflection": { "plan": format!("plan {n}"), "assumptions": ["widgets exist"], "risks": ["gadgets"], "success_criteria": ["facts"] },
             "queries": (1..=3).map(|k| json!({
@@ -276,23 +348,14 @@ pub fn default_content(s: &FakeState, role: &str, body: &Value, n: u32) -> Strin
         }
         "draft" => {
             let (md, claims) = claims_from(&user);
-            json!({ "answer": format!("Answer {n}.\n\n{md}"), "claims": claims }).to_string()
+            let mut out = json!({ "answer": format!("Answer {n}.\n\n{md}"), "claims": claims });
+            // Asked to judge itself (`llm.self_check`): the critique comes along.
+            if instructions(body).contains("`check`") {
+                out["check"] = critique_of(s, n, &user);
+            }
+            out.to_string()
         }
-        "critique" => {
-            let full = n >= s.full_coverage_from.load(Ordering::SeqCst);
-            let clarify = s.clarify_first.load(Ordering::SeqCst) && n == 1 && !user.contains("ALREADY ASKED AND ANSWERED");
-            json!({
-                "verdict": if full { "PASS" } else { "WARN" },
-                "issues": if full { json!([]) } else { json!([{ "severity": "medium", "description": format!("gadgets missing {n}"), "aspect": "gadgets" }]) },
-                "aspects_required": ["widgets", "gadgets"],
-                "aspects_addressed": if full { json!(["widgets", "gadgets"]) } else { json!(["widgets"]) },
-                "weak_aspects": [], "gaps": if full { json!([]) } else { json!(["gadgets"]) },
-                "contradictions": [],
-                "needs_clarification": if clarify { json!({ "question": "Which widget do you mean?", "options": ["the blue widget", "the red widget"] }) } else { Value::Null },
-                "dimensions": { "completeness": 0.9, "accuracy": 0.95, "relevance": 0.95, "freshness": 0.9, "coherence": 0.9 }
-            })
-            .to_string()
-        }
+        "critique" => critique_of(s, n, &user).to_string(),
         "write" if user_text(body).contains("could not be used") || body["messages"].as_array().is_some_and(|m| m.len() > 2) => {
             let (_, claims) = claims_from(&user);
             json!({ "claims": claims }).to_string()
@@ -302,6 +365,10 @@ pub fn default_content(s: &FakeState, role: &str, body: &Value, n: u32) -> Strin
             format!("The report, written from the sources.\n\n{md}\n===CLAIMS===\n{}", json!({ "claims": claims }))
         }
         "clarify" => json!({ "question": "Which widget do you mean?", "options": ["the blue widget", "the red widget"] }).to_string(),
+        // `sleuth doctor`'s system-message probe: a model that reads it.
+        _ if instructions(body).starts_with("The password is ") => {
+            instructions(body).trim_start_matches("The password is ").split('.').next().unwrap_or("").to_string()
+        }
         // `sleuth doctor`'s JSON-schema probe.
         _ if body["messages"][0]["content"].as_str().is_some_and(|c| c.contains("{\"ok\": true}")) => "{\"ok\": true}".into(),
         _ => "{}".into(),

@@ -189,6 +189,7 @@ impl ScriptedReasoner {
             cost_usd: *cost,
             estimated: false,
             calls: 1,
+            cached_tokens: 0,
         });
         Ok(Reply { value, usage: usage.into_iter().collect() })
     }

@@ -49,6 +49,14 @@ pub struct Usage {
     /// Model calls this covers (retries and repairs included).
     #[serde(default = "one")]
     pub calls: u32,
+    /// Prompt tokens the server served from its prefix cache (when it
+    /// reports them; 0 otherwise).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cached_tokens: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 fn one() -> u32 {

@@ -1,6 +1,7 @@
 //! ASK: turn the critique's need for clarification into a question with an
 //! id; the loop waits for `Command::Answer` with that id.
 
+use super::call::Share;
 use crate::engine::model::Clarification;
 use crate::engine::protocol::Event;
 use crate::engine::reasoner::ClarifyContext;
@@ -11,16 +12,23 @@ impl Engine {
     pub(crate) async fn ask_phase(&mut self, n: u32) -> Result<(), EngineError> {
         let critique = self.state.iteration_record(n).and_then(|it| it.critique.clone());
         let from_critique = critique.as_ref().and_then(|c| c.needs_clarification.clone());
-        let ctx = ClarifyContext { question: self.question(), critique, sources: self.usable_docs() };
-        let reasoner = self.reasoner.clone();
-        let Some(reply) = self.await_work(async move { reasoner.clarify(ctx).await }).await? else {
-            return Ok(());
+        // The critic that raised the ask named the readings: that is the
+        // question to put, and a clarify call would only re-read it.
+        let named = from_critique.clone().filter(|c| c.options.iter().filter(|o| !o.trim().is_empty()).count() >= 2);
+        let reply = match named {
+            Some(c) => Ok(c),
+            None => {
+                let ctx = ClarifyContext { question: self.question(), critique, sources: self.usable_docs() };
+                let reasoner = self.reasoner.clone();
+                let Some(reply) = self.reason(Share::Research, async move { reasoner.clarify(ctx).await }).await?
+                else {
+                    return Ok(());
+                };
+                reply
+            }
         };
         let clarification = match reply {
-            Ok(r) => {
-                self.emit_usage(r.usage)?;
-                r.value
-            }
+            Ok(c) => c,
             Err(e) => {
                 self.emit_error("clarify", e.to_string())?;
                 from_critique.unwrap_or_else(|| Clarification {

@@ -1,5 +1,6 @@
 //! DRAFT and CRITIQUE.
 
+use super::call::Share;
 use crate::engine::fallback;
 use crate::engine::model::Draft;
 use crate::engine::monitor::{TierText, compare_tiers};
@@ -29,14 +30,11 @@ impl Engine {
             },
         };
         let reasoner = self.reasoner.clone();
-        let Some(reply) = self.await_work(async move { reasoner.draft(ctx).await }).await? else {
+        let Some(reply) = self.reason(Share::Research, async move { reasoner.draft(ctx).await }).await? else {
             return Ok(());
         };
         let draft = match reply {
-            Ok(r) => {
-                self.emit_usage(r.usage)?;
-                r.value
-            }
+            Ok(d) => d,
             Err(e) => {
                 self.emit_error("draft", e.to_string())?;
                 fallback::draft(&sources, previous.as_ref())
@@ -70,14 +68,11 @@ impl Engine {
             answered_asks,
         };
         let reasoner = self.reasoner.clone();
-        let Some(reply) = self.await_work(async move { reasoner.critique(ctx).await }).await? else {
+        let Some(reply) = self.reason(Share::Research, async move { reasoner.critique(ctx).await }).await? else {
             return Ok(());
         };
         let mut critique = match reply {
-            Ok(r) => {
-                self.emit_usage(r.usage)?;
-                r.value
-            }
+            Ok(c) => c,
             Err(e) => {
                 self.emit_error("critique", e.to_string())?;
                 fallback::critique(self.state.question(), &draft)

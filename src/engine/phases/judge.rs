@@ -3,6 +3,7 @@
 
 use std::collections::HashSet;
 
+use super::call::research_limit_ms;
 use crate::engine::citations::check_claim;
 use crate::engine::convergence::{Convergence, severity_plateau};
 use crate::engine::decide::{DecideInput, decide};
@@ -57,9 +58,14 @@ impl Engine {
             severity_plateau: severity_plateau(&critiques, self.settings.decide.severity_plateau_window),
             threshold: self.settings.decide.convergence_similarity,
         };
+        // Research stops where the write step's reserve of the time limit begins.
+        let mut limits = self.settings.limits.clone();
+        if limits.time_limit_secs > 0 {
+            limits.time_limit_secs = (research_limit_ms(limits.time_limit_secs) / 1000).max(1);
+        }
         let input = DecideInput {
             iteration: n,
-            limits: &self.settings.limits,
+            limits: &limits,
             evaluation,
             trend: &self.state.convergence_trend,
             cost_usd: self.state.cost_usd,

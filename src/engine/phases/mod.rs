@@ -3,6 +3,8 @@
 //! emits nothing more and the loop turns to writing the report.
 
 mod ask;
+mod backed;
+pub(crate) mod call;
 mod context;
 mod draft;
 mod judge;

@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
+use super::call::Share;
 use crate::engine::fallback;
 use crate::engine::memory::MemoryEntry;
 use crate::engine::model::{PlannedQuery, Refinement, Reflection, SuggestedRefinement};
@@ -122,15 +123,11 @@ impl Engine {
     async fn ask_planner(&mut self, ctx: PlanContext) -> Result<Option<(Reflection, Vec<PlannedQuery>)>, EngineError> {
         let (question, constraints, max) = (ctx.question.clone(), ctx.constraints.clone(), ctx.max_queries);
         let reasoner = self.reasoner.clone();
-        let Some(reply) = self.await_work(async move { reasoner.plan(ctx).await }).await? else {
+        let Some(reply) = self.reason(Share::Research, async move { reasoner.plan(ctx).await }).await? else {
             return Ok(None);
         };
         Ok(Some(match reply {
-            Ok(reply) => {
-                self.emit_usage(reply.usage)?;
-                let PlanOutput { reflection, queries } = reply.value;
-                (reflection, queries)
-            }
+            Ok(PlanOutput { reflection, queries }) => (reflection, queries),
             Err(e) => {
                 self.emit_error("plan", e.to_string())?;
                 fallback::plan(&question, &constraints, max)

@@ -3,11 +3,12 @@
 
 use std::collections::HashMap;
 
+use super::call::Share;
 use crate::engine::fallback;
 use crate::engine::model::{SourceId, SourceKind, SourceVerdict};
 use crate::engine::protocol::Event;
 use crate::engine::quality::{quality_report, skip_rejection};
-use crate::engine::reasoner::ReviewContext;
+use crate::engine::reasoner::{ReviewContext, SourceDoc};
 use crate::engine::run::{Engine, EngineError};
 use crate::engine::tiers::{STRICT_REASON_PREFIX, SourceMode, admits};
 
@@ -49,13 +50,27 @@ impl Engine {
                 kept,
             };
             let reasoner = self.reasoner.clone();
-            let Some(reply) = self.await_work(async move { reasoner.review(ctx).await }).await? else {
+            let Some(reply) = self.reason(Share::Research, async move { reasoner.review(ctx).await }).await? else {
                 return Ok(());
             };
             match reply {
-                Ok(r) => {
-                    self.emit_usage(r.usage)?;
-                    complete(r.value, &candidates)
+                Ok(verdicts) => {
+                    let (verdicts, missing) = complete(verdicts, &candidates);
+                    if !missing.is_empty() {
+                        // A failed batch (or a skipped source) is no evidence:
+                        // those sources get the built-in review, and it shows.
+                        let ids: Vec<String> = missing.iter().map(|d| d.meta.id.to_string()).collect();
+                        self.emit_error(
+                            "review",
+                            format!(
+                                "no verdict from the model for {}; the built-in review judged them",
+                                ids.join(", ")
+                            ),
+                        )?;
+                    }
+                    let mut all = verdicts;
+                    all.extend(fallback::review(&missing));
+                    all
                 }
                 Err(e) => {
                     self.emit_error("review", e.to_string())?;
@@ -138,10 +153,9 @@ impl Engine {
     }
 }
 
-/// One verdict per candidate: unknown ids dropped, repeats collapsed, a
-/// candidate the reviewer skipped is kept at neutral relevance (the draft
-/// and critique still judge it).
-fn complete(verdicts: Vec<SourceVerdict>, candidates: &[crate::engine::reasoner::SourceDoc]) -> Vec<SourceVerdict> {
+/// One verdict per candidate the reviewer judged (unknown ids dropped,
+/// repeats collapsed), and the candidates it left without a verdict.
+fn complete(verdicts: Vec<SourceVerdict>, candidates: &[SourceDoc]) -> (Vec<SourceVerdict>, Vec<SourceDoc>) {
     let mut by_id: HashMap<SourceId, SourceVerdict> = HashMap::new();
     for mut v in verdicts {
         if candidates.iter().any(|c| c.meta.id == v.id) {
@@ -152,16 +166,13 @@ fn complete(verdicts: Vec<SourceVerdict>, candidates: &[crate::engine::reasoner:
             by_id.entry(v.id).or_insert(v);
         }
     }
-    candidates
-        .iter()
-        .map(|c| {
-            by_id.remove(&c.meta.id).unwrap_or(SourceVerdict {
-                id: c.meta.id,
-                kept: true,
-                reason: None,
-                relevance: 0.5,
-                signals: Vec::new(),
-            })
-        })
-        .collect()
+    let mut judged = Vec::new();
+    let mut missing = Vec::new();
+    for c in candidates {
+        match by_id.remove(&c.meta.id) {
+            Some(v) => judged.push(v),
+            None => missing.push(c.clone()),
+        }
+    }
+    (judged, missing)
 }

@@ -7,17 +7,18 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use super::call::Share;
 use crate::engine::caveats::caveats;
 use crate::engine::citations::{citation_markers, mark_unsupported, verify};
 use crate::engine::model::{Claim, Draft, Report, SourceId, StopReason, Verification};
 use crate::engine::protocol::Event;
-use crate::engine::reasoner::{WriteContext, WriteOutput};
+use crate::engine::reasoner::{ReasonerError, WriteContext, WriteOutput};
 use crate::engine::render::{assemble, fallback_body};
 use crate::engine::run::{Engine, EngineError};
 
 enum WriteStep {
     Chunk(Option<String>),
-    Done(Result<crate::engine::reasoner::Reply<WriteOutput>, crate::engine::reasoner::ReasonerError>),
+    Done(Result<crate::engine::reasoner::Reply<WriteOutput>, ReasonerError>),
     Tick,
 }
 
@@ -28,26 +29,89 @@ impl Engine {
             Some((n, d, e)) => (Some(n), d, e),
             None => (None, None, None),
         };
-        let caveats = caveats(&self.state, stop, based_on, &self.settings.decide);
+        let mut caveats = caveats(&self.state, stop, based_on, &self.settings.decide);
         let (body, claims) = if stop == StopReason::Cancelled || draft.is_none() {
             (fallback_body(draft.as_ref()), draft.map(|d| d.claims).unwrap_or_default())
         } else {
             let draft = draft.unwrap_or_default();
             match self.stream_write(&draft, based_on, evaluation, caveats.clone(), stop).await? {
                 None => return Ok(()),
-                Some(Some(out)) => (out.markdown, out.claims),
+                Some(Some(out)) => match self.check_report(&out, &draft) {
+                    Ok(()) => (out.markdown, out.claims),
+                    Err(why) => {
+                        self.emit_error("write", format!("the written report was not used: {why}"))?;
+                        (fallback_body(Some(&draft)), draft.claims.clone())
+                    }
+                },
                 Some(None) => (fallback_body(Some(&draft)), draft.claims.clone()),
             }
         };
+        if let Some(caveat) = self.reasoning_fallbacks()? {
+            caveats.push(caveat);
+        }
         // The caveats cite sources too (monitor mode's unconfirmed tier-5
         // statements): every id the report uses is listed and checked.
         let verification = self.verify_claims(&format!("{body}\n\n{}", caveats.join("\n")), &claims);
         let cited: Vec<SourceId> = verification.cited.clone();
-        let markdown = assemble(&self.state, &mark_unsupported(&body, &verification), &cited, &caveats);
+        let marked = mark_unsupported(&super::backed::mark_unbacked(&body, &claims, &verification), &verification);
+        let markdown = assemble(&self.state, &marked, &cited, &caveats);
         let report = Report { markdown, claims, based_on_iteration: based_on, caveats, stop };
         self.emit(Event::ReportWritten { report })?;
         self.emit(Event::Verified { verification })?;
         self.checkpoint()
+    }
+
+    /// A written report is accepted only when it cites, keeps the source
+    /// delimiters out, and its claims verify at least as the draft's did
+    /// (a model that echoes its prompt, or answers "I don't know", fails).
+    fn check_report(&mut self, out: &WriteOutput, draft: &Draft) -> Result<(), String> {
+        let text = out.markdown.to_lowercase();
+        if let Some(tag) =
+            ["<source", "</source", "<sources>", "</sources>", "<draft>", "</draft>"].iter().find(|t| text.contains(*t))
+        {
+            return Err(format!("it contains the prompt's source delimiters (`{tag}`)"));
+        }
+        let draft_cites = !draft.cited_sources().is_empty();
+        if draft_cites && citation_markers(&out.markdown).is_empty() {
+            return Err("it cites no source".into());
+        }
+        let report = self.verify_claims(&out.markdown, &out.claims);
+        if draft_cites && report.claims_supported == 0 {
+            let drafted = self.verify_claims(&draft.markdown, &draft.claims);
+            if drafted.claims_supported > 0 {
+                return Err(format!(
+                    "none of its {} claims has a quote found in its source (the draft had {})",
+                    report.claims_checked, drafted.claims_supported
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Phases the model could not do (they fell back to the built-in
+    /// reasoning): recorded as degraded mode, and a caveat naming them.
+    fn reasoning_fallbacks(&mut self) -> Result<Option<String>, EngineError> {
+        const MODEL_PHASES: [&str; 6] = ["plan", "review", "draft", "critique", "clarify", "write"];
+        let mut failed: Vec<&str> = Vec::new();
+        for e in &self.state.errors {
+            if let Some(p) = MODEL_PHASES.iter().find(|p| **p == e.phase)
+                && !failed.contains(p)
+            {
+                failed.push(p);
+            }
+        }
+        if failed.is_empty() {
+            return Ok(None);
+        }
+        let reason = format!("the model could not do: {}", failed.join(", "));
+        if !self.state.degraded.contains(&reason) {
+            let iteration = self.state.iteration();
+            self.emit(Event::DegradedMode { iteration, reason: reason.clone() })?;
+        }
+        Ok(Some(format!(
+            "Reasoning was degraded: {reason}; built-in, model-free results stood in for those phases, so treat \
+             this answer as weaker than its scores suggest."
+        )))
     }
 
     /// Only reached when a crash fell between writing and verifying.
@@ -103,7 +167,19 @@ impl Engine {
         };
         let (tx, mut rx) = mpsc::unbounded_channel::<String>();
         let reasoner = self.reasoner.clone();
-        let write = async move { reasoner.write(ctx, tx).await };
+        // WRITE has the rest of the time limit, at least its reserved share.
+        let left = self.time_left(Share::Write);
+        let write = async move {
+            match left {
+                None => reasoner.write(ctx, tx).await,
+                Some(d) => tokio::time::timeout(d, reasoner.write(ctx, tx)).await.unwrap_or_else(|_| {
+                    Err(ReasonerError::Unavailable(format!(
+                        "the time limit was reached after waiting {:.1} s for the report",
+                        d.as_secs_f64()
+                    )))
+                }),
+            }
+        };
         tokio::pin!(write);
         let batch = Duration::from_millis(self.settings.stream_batch_ms.max(1));
         let mut buffer = String::new();
@@ -123,7 +199,10 @@ impl Engine {
                 })
                 .await?;
             match step {
-                None => return Ok(None),
+                None => {
+                    self.record_late_usage()?;
+                    return Ok(None);
+                }
                 Some(WriteStep::Chunk(Some(text))) => buffer.push_str(&text),
                 Some(WriteStep::Chunk(None)) => chunks_open = false,
                 Some(WriteStep::Tick) => {}
@@ -134,6 +213,7 @@ impl Engine {
                     if !buffer.is_empty() {
                         self.emit(Event::ReportDelta { text: std::mem::take(&mut buffer) })?;
                     }
+                    self.record_late_usage()?;
                     return Ok(Some(match result {
                         Ok(r) => {
                             self.emit_usage(r.usage)?;

@@ -198,6 +198,7 @@ impl Sample {
                     cost_usd: 0.004,
                     estimated: false,
                     calls: 1,
+                    cached_tokens: 0,
                 },
             });
             let confidence = (0.35 + 0.17 * f64::from(k - 1)).min(0.91);

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Three research sessions against a real small local model (not CI).
+#
+# The model: Gemma 3 270M behind llama-cpp-python's OpenAI-compatible server
+# (`/work/shared/tools/local-model.sh setup`, then `... start`: port 27440;
+# it answers HTTP 500 to response_format json_schema). One model, one request
+# at a time. The corpus: a few pages of the Rust documentation rustup
+# installs, indexed into a temporary SLEUTH_HOME.
+#
+# usage: bench/local-model.sh [BASE_URL] [SLEUTH_BINARY]
+# Prints, per session: wall vs the time limit, calls, tokens vs the budget,
+# repairs, which phases the model did and which fell back, confidence,
+# caveats, the report's first lines and whether its citations verified.
+set -euo pipefail
+BASE=${1:-http://127.0.0.1:27440/v1}
+BIN=${2:-$(dirname "$0")/../target/debug/sleuth}
+TIME_LIMIT=${TIME_LIMIT:-240}
+TOKENS=${TOKENS:-60000}
+if ! curl -sf -m 5 "$BASE/models" >/dev/null; then
+  echo "no model server at $BASE: run /work/shared/tools/local-model.sh start" >&2
+  exit 2
+fi
+HOME_DIR=$(mktemp -d)
+trap 'rm -rf "$HOME_DIR"' EXIT
+HTML="$(rustc --print sysroot)/share/doc/rust/html"
+mkdir -p "$HOME_DIR/corpus"
+for p in book/ch09-02-recoverable-errors-with-result.html std/convert/trait.From.html std/rc/index.html \
+         std/sync/struct.Arc.html book/ch16-03-shared-state.html std/pin/index.html book/ch13-01-closures.html; do
+  [ -f "$HTML/$p" ] && cp "$HTML/$p" "$HOME_DIR/corpus/$(echo "$p" | tr / _)"
+done
+cat > "$HOME_DIR/config.toml" <<CFG
+[research]
+reasoner = "llm"
+preset = "simple"
+[search]
+chains = [["local"]]
+[local]
+corpus = "$HOME_DIR/corpus"
+[llm]
+base_url = "$BASE"
+model = "gemma-3-270m"
+structured_output = "json_schema"   # lowered by itself on the server's 500
+fold_system_prompt = ${FOLD:-false} # the default (llama-2) template keeps system messages
+context_window = 8192
+max_output_tokens = ${MAX_OUT:-512}   # a looping 270M model fills whatever it is given
+timeout_secs = 300
+connect_timeout_secs = 30           # the server answers one request at a time
+concurrency = 1
+CFG
+export SLEUTH_HOME="$HOME_DIR"
+"$BIN" index >/dev/null 2>&1 || true
+for q in "How does the ? operator convert one error type into another?" \
+         "What is the difference between Rc and Arc?" \
+         "What does Pin guarantee?"; do
+  echo "=== $q"
+  before=$(ls "$HOME_DIR/sessions" 2>/dev/null | sort)
+  start=$(date +%s)
+  set +e
+  "$BIN" run --ask first --time-limit "$TIME_LIMIT" --token-budget "$TOKENS" "$q" > "$HOME_DIR/report.md" 2> "$HOME_DIR/stderr.txt"
+  status=$?
+  set -e
+  wall=$(( $(date +%s) - start ))
+  new=$(comm -13 <(echo "$before") <(ls "$HOME_DIR/sessions" 2>/dev/null | sort) | head -1)
+  echo "exit $status, wall ${wall} s of a ${TIME_LIMIT} s limit"
+  if [ -z "$new" ]; then
+    echo "no session was recorded:"; tail -n 4 "$HOME_DIR/stderr.txt"; continue
+  fi
+  session="$HOME_DIR/sessions/$new"
+  python3 - "$session" "$TOKENS" <<'PY'
+import json, sys, pathlib
+d = pathlib.Path(sys.argv[1]); budget = int(sys.argv[2])
+log = d / "events.jsonl"
+ev = [json.loads(l)["event"] for l in log.read_text().splitlines() if l.strip()] if log.exists() else []
+of = lambda t: [e for e in ev if e.get("type") == t]
+usage = [e["usage"] for e in of("usage_recorded")]
+calls = sum(u.get("calls", 1) for u in usage)
+prompt = sum(u["prompt_tokens"] for u in usage); total = prompt + sum(u["completion_tokens"] for u in usage)
+answered = sorted({u["role"] for u in usage})
+errors = of("error")
+failed = sorted({e["phase"] for e in errors})
+repairs = sum(max(0, u.get("calls", 1) - 1) for u in usage)
+print(f"calls {calls} (beyond one per phase: {repairs}), tokens {total} ({prompt} prompt) of a {budget} budget")
+print(f"roles that got a model reply: {', '.join(answered) or 'none'}; fell back: {', '.join(failed) or 'none'}")
+for e in errors[:6]:
+    print(f"  error [{e['phase']}]: {e['message'][:160]}")
+s = d / "summary.json"
+if s.exists():
+    j = json.loads(s.read_text())
+    print(f"confidence {j.get('confidence')}, status {j.get('status')}, degraded {j.get('metrics', {}).get('degraded')}")
+for r in of("report_written"):
+    rep = r["report"]
+    for c in rep.get("caveats", []):
+        print("caveat:", c)
+    body = [l for l in rep["markdown"].splitlines() if l.strip()][:5]
+    print("report:", " / ".join(body)[:500])
+for v in of("verified"):
+    v = v["verification"]
+    print(f"citations: {v['claims_supported']} of {v['claims_checked']} claims verified; unknown ids {v['unknown_ids']}")
+PY
+done
