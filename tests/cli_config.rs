@@ -33,7 +33,7 @@ fn out_of_range_value_in_explicit_config_names_the_line() {
     let out = sleuth(home.path()).arg("--config").arg(&cfg).args(["run", "q"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
-    assert!(err.contains("custom.toml, line 2, key `search.concurrency`: must be at least 1"), "{err}");
+    assert!(err.contains("custom.toml, line 2, key `search.concurrency`: must be between 1 and 64 (got 0)"), "{err}");
 }
 
 #[test]

@@ -47,11 +47,18 @@ pub async fn execute(global: &super::GlobalArgs, args: DoctorArgs) -> anyhow::Re
     let setup = setup::load(global, None)?;
     let llm_required = setup.config.research.reasoner == ReasonerKind::Llm;
     let mut rows: Vec<Row> = Vec::new();
-    match LlmReasoner::from_config(&setup.config.llm, &setup.paths.config_dir) {
-        Err(e) => rows.push(row("llm setup", required(llm_required), e.to_string())),
-        Ok(r) => {
-            for report in diagnose(&r).await {
-                endpoint_rows(&report, llm_required, &mut rows);
+    // The built-in reasoner with an [llm] nobody set: there is no endpoint
+    // to check, and probing the default URL would only report a refusal.
+    let llm_configured = setup.config.llm != crate::llm::LlmConfig::default();
+    if !llm_required && !llm_configured {
+        rows.push(row("llm", Status::Skip, "not used: the built-in reasoner needs no model (see [llm] to set one)"));
+    } else {
+        match LlmReasoner::from_config(&setup.config.llm, &setup.paths.config_dir) {
+            Err(e) => rows.push(row("llm setup", required(llm_required), e.to_string())),
+            Ok(r) => {
+                for report in diagnose(&r).await {
+                    endpoint_rows(&report, llm_required, &mut rows);
+                }
             }
         }
     }

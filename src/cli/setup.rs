@@ -120,7 +120,9 @@ pub fn builtin_reasoner(setup: &Setup) -> Arc<dyn Reasoner> {
 
 /// Reflexion memory, persistent in the data dir and shared by sessions.
 pub fn memory(setup: &Setup) -> Arc<dyn MemoryStore> {
-    Arc::new(FileMemoryStore::open(&setup.paths.memory_file(), setup.config.memory.clone()))
+    Arc::new(
+        FileMemoryStore::open(&setup.paths.memory_file(), setup.config.memory.clone()).with_redactor(redactor(setup)),
+    )
 }
 
 /// The secrets of this configuration, blanked in session files and exports.
@@ -164,7 +166,7 @@ fn build_parts(
     Ok(EngineParts {
         reasoner,
         search: Arc::new(SearchRouter::new(chains, &setup.config.search)),
-        texts: Arc::new(DirTexts::new(dir.sources_dir())),
+        texts: Arc::new(DirTexts::new(dir.sources_dir()).with_redactor(redactor(setup))),
         memory: memory(setup),
         log: log()?,
     })
