@@ -320,4 +320,25 @@ mod tests {
         store.store(entry("b", "q", 2)).unwrap();
         assert_eq!(store.entries().iter().map(|e| e.id.as_str()).collect::<Vec<_>>(), vec!["a", "b"]);
     }
+
+    #[test]
+    fn stored_lessons_are_redacted_and_found_by_prefix() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("memory.jsonl");
+        let secret = "sk-live-0123456789";
+        let store =
+            FileMemoryStore::open(&path, MemorySettings::default()).with_redactor(Redactor::new([secret.to_string()]));
+        let mut e = entry("s1-1-0", &format!("Why does {secret} fail?"), 1);
+        e.tags.push(secret.into());
+        store.store(e).unwrap();
+        store.store(entry("s1-2-0", "other", 2)).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(!text.contains(secret) && text.contains("Why does [redacted] fail?"), "{text}");
+        assert_eq!(store.find("s1-1").map(|e| e.id), Ok("s1-1-0".to_string()));
+        assert_eq!(store.find("nope"), Err(Lookup::NotFound));
+        assert_eq!(
+            store.find("s1-"),
+            Err(Lookup::Ambiguous { count: 2, first: vec!["s1-1-0".to_string(), "s1-2-0".to_string()] })
+        );
+    }
 }
