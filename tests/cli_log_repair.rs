@@ -61,7 +61,7 @@ fn a_gap_a_duplicate_reversed_events_or_a_second_header_are_damage_with_the_line
     let corpus = tmp.path().join("corpus");
     write_corpus(&corpus);
     let home = tmp.path().join("home");
-    sleuth(&home).args(&run_args(&corpus)).assert().success();
+    sleuth(&home).args(run_args(&corpus)).assert().success();
     let id = session_ids(&home).pop().unwrap();
     let good = log_lines(&home, &id);
     assert!(good.len() > 10);

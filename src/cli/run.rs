@@ -23,7 +23,7 @@ pub async fn execute(global: &super::GlobalArgs, args: RunArgs) -> anyhow::Resul
     let id = new_session_id();
     // The folder appears (locked until the session stops) with the header.
     let dir = SessionDir::new(&setup.paths.sessions_dir(), &id);
-    std::fs::create_dir_all(&setup.paths.sessions_dir())
+    std::fs::create_dir_all(setup.paths.sessions_dir())
         .with_context(|| format!("cannot create the sessions folder {}", setup.paths.sessions_dir().display()))?;
     let parts = setup::parts(&setup, &dir)?;
     let settings = setup::engine_settings(&setup.config, &id);

@@ -33,7 +33,7 @@ pub async fn start(
     // session's header: nothing exists while the corpus is indexed or the
     // question is typed.
     let dir = SessionDir::new(&setup.paths.sessions_dir(), &id);
-    std::fs::create_dir_all(&setup.paths.sessions_dir())
+    std::fs::create_dir_all(setup.paths.sessions_dir())
         .with_context(|| format!("cannot create the sessions folder {}", setup.paths.sessions_dir().display()))?;
     // Everything that may print (building the corpus index) happens before
     // the TUI owns the terminal.

@@ -24,7 +24,7 @@ pub struct Mistyped {
 pub fn mistyped_subcommand(command: &clap::Command, args: &[OsString]) -> Option<Mistyped> {
     let word = first_positional(command, args)?;
     let names: Vec<String> = command.get_subcommands().map(|c| c.get_name().to_string()).collect();
-    if names.iter().any(|n| *n == word) || !word.chars().all(|c| c.is_ascii_alphabetic() || c == '-') {
+    if names.contains(&word) || !word.chars().all(|c| c.is_ascii_alphabetic() || c == '-') {
         return None;
     }
     let lower = word.to_ascii_lowercase();
@@ -67,8 +67,8 @@ fn edit_distance(a: &str, b: &str) -> usize {
     for (i, row) in d.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=b.len() {
-        d[0][j] = j;
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
     }
     for i in 1..=a.len() {
         for j in 1..=b.len() {

@@ -59,19 +59,28 @@ impl NewSessionLog {
             return Err(StoreError(format!("{} already exists", final_dir.path.display())));
         }
         let staging = SessionDir { id: self.id.clone(), path: staging_path(&self.root, &self.id) };
-        std::fs::create_dir_all(staging.sources_dir())?;
-        let lock = SessionLock::acquire(&staging.lock_path(), &self.id).map_err(|e| StoreError(e.to_string()))?;
-        {
+        let staged = || -> Result<SessionLock, StoreError> {
+            std::fs::create_dir_all(staging.sources_dir())?;
+            let lock = SessionLock::acquire(&staging.lock_path(), &self.id).map_err(|e| StoreError(e.to_string()))?;
             let mut writer = LogWriter::open(&staging.log_path())?.with_redactor(self.redactor.clone());
             if !writer.is_empty() {
                 return Err(StoreError(format!("{} already holds events", staging.log_path().display())));
             }
             writer.record(header)?;
             writer.file_handle()?.sync_all()?;
-        }
-        std::fs::rename(&staging.path, &final_dir.path)?;
+            std::fs::rename(&staging.path, &final_dir.path)?;
+            Ok(lock.lock)
+        };
+        let lock = match staged() {
+            Ok(lock) => lock,
+            Err(e) => {
+                // A full disk or a read-only folder: leave nothing half made.
+                let _ = std::fs::remove_dir_all(&staging.path);
+                return Err(e);
+            }
+        };
         sync_folder(&self.root);
-        self.lock = Some(lock.lock.moved_to(final_dir.lock_path()));
+        self.lock = Some(lock.moved_to(final_dir.lock_path()));
         let mut state = SessionState::default();
         state.apply(header);
         let log = SessionLog::append(&final_dir, state, self.redactor.clone())?;
@@ -181,6 +190,19 @@ mod tests {
         assert!(!staging_path(root.path(), "s1").exists());
         drop(log);
         assert_eq!(live_holder(&dir.lock_path()), None);
+    }
+
+    #[test]
+    fn a_failed_header_write_leaves_nothing_behind() {
+        let root = tempfile::tempdir().unwrap();
+        // Something in the way of the staging folder's `sources/`.
+        let staging = staging_path(root.path(), "s1");
+        std::fs::create_dir_all(&staging).unwrap();
+        std::fs::write(staging.join("sources"), "not a folder").unwrap();
+        let mut log = NewSessionLog::new(root.path(), "s1", Redactor::default());
+        assert!(log.record(&header("s1")).is_err());
+        assert!(!staging.exists());
+        assert!(!log.dir().path.exists());
     }
 
     #[test]
