@@ -83,7 +83,7 @@ fn a_gap_a_duplicate_reversed_events_or_a_second_header_are_damage_with_the_line
         (
             "reversed",
             [&good[..4], &[good[5].clone(), good[4].clone()][..], &good[6..]].concat(),
-            "line 5: damaged event (sequence gap: seq 6 after 4",
+            "line 5: damaged event (events out of order: seq 6 comes before 5",
         ),
         ("second header", renumbered_after_6, "line 6: damaged event (a second session header"),
     ];

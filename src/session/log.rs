@@ -144,7 +144,9 @@ pub fn read_log(path: &Path) -> Result<LoadedLog, LogError> {
     for (i, line) in lines.iter().enumerate() {
         match serde_json::from_slice::<EventRecord>(line) {
             Ok(r) => {
-                if let Some(message) = out_of_order(records.last(), &r) {
+                let next_seq =
+                    || lines.get(i + 1).and_then(|l| serde_json::from_slice::<SeqOnly>(l).ok()).map(|x| x.seq);
+                if let Some(message) = out_of_order(records.last(), &r, next_seq) {
                     check_schema(path, records.first())?;
                     return Err(LogError::Corrupt { path: path.to_path_buf(), line: i + 1, message });
                 }
@@ -170,9 +172,16 @@ pub fn read_log(path: &Path) -> Result<LoadedLog, LogError> {
     Ok(LoadedLog { records, torn_tail, bytes: bytes.len() as u64, intact_bytes: intact_bytes as u64 })
 }
 
+#[derive(serde::Deserialize)]
+struct SeqOnly {
+    seq: u64,
+}
+
 /// Why `next` cannot follow `prev` in a log written by one appender:
 /// sequence numbers go up by one, and only the first event is a header.
-fn out_of_order(prev: Option<&EventRecord>, next: &EventRecord) -> Option<String> {
+/// `after` reads the sequence number of the line after `next`, to tell
+/// swapped events from missing ones.
+fn out_of_order(prev: Option<&EventRecord>, next: &EventRecord, after: impl Fn() -> Option<u64>) -> Option<String> {
     let prev = prev?;
     if matches!(next.event, Event::SessionStarted(_)) {
         return Some(format!("a second session header (seq {})", next.seq));
@@ -182,6 +191,7 @@ fn out_of_order(prev: Option<&EventRecord>, next: &EventRecord) -> Option<String
         s if s == expected => None,
         s if s == prev.seq => Some(format!("event {s} appears twice")),
         s if s < prev.seq => Some(format!("events out of order: seq {s} after {}", prev.seq)),
+        s if after() == Some(expected) => Some(format!("events out of order: seq {s} comes before {expected}")),
         s => Some(format!("sequence gap: seq {s} after {} (events {expected}..{} missing)", prev.seq, s - 1)),
     }
 }
