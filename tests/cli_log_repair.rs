@@ -107,3 +107,29 @@ fn a_gap_a_duplicate_reversed_events_or_a_second_header_are_damage_with_the_line
     // The untouched session still reads.
     sleuth(&home).args(["export", &id]).assert().success();
 }
+
+#[test]
+fn a_session_recorded_with_a_value_out_of_range_is_refused_by_name_and_resumes_with_a_fix() {
+    let tmp = tempfile::tempdir().unwrap();
+    let corpus = tmp.path().join("corpus");
+    write_corpus(&corpus);
+    let home = tmp.path().join("home");
+    sleuth(&home).args(run_args(&corpus)).assert().success();
+    let id = session_ids(&home).pop().unwrap();
+    // What a sleuth without ranges recorded: a value that aborts the
+    // process, in a session cut short after its first events.
+    let lines = log_lines(&home, &id);
+    let mut header: serde_json::Value = serde_json::from_str(&lines[0]).unwrap();
+    header["event"]["config"]["local"]["candidates_per_query"] = 4_294_967_296u64.into();
+    let dir = SessionDir::new(&home.join("sessions"), &id);
+    std::fs::write(dir.log_path(), format!("{header}\n{}", lines[1..4].concat())).unwrap();
+    let _ = std::fs::remove_file(dir.summary_path());
+
+    let out = sleuth(&home).args(["resume", &id, "--headless"]).assert().failure().get_output().clone();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("local.candidates_per_query") && err.contains("must be between 1 and 10000"), "{err}");
+    assert!(!err.contains("panicked") && !err.contains("capacity overflow"), "{err}");
+    sleuth(&home).args(["resume", &id, "--headless", "--set", "local.candidates_per_query=80"]).assert().success();
+    assert!(log_lines(&home, &id).last().unwrap().contains("\"session_ended\""));
+}
