@@ -114,7 +114,7 @@ async fn resume_names_the_pid_holding_the_session_and_refuses_damaged_ones() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("line 1") && err.contains("events.jsonl"), "{err}");
     let out = sleuth(home.path()).args(["resume", "2025"]).assert().failure().get_output().clone();
-    assert!(String::from_utf8_lossy(&out.stderr).contains("matches several sessions"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("matches 3 sessions"));
     let out = sleuth(home.path()).args(["resume", "nope"]).assert().failure().get_output().clone();
     assert!(String::from_utf8_lossy(&out.stderr).contains("sleuth sessions"));
     // A finished session has nothing to continue, and says what to do instead.

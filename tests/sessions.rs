@@ -15,7 +15,9 @@ use sleuth::engine::{Engine, SessionState};
 use sleuth::session::list::{Status, list_one, list_sessions};
 use sleuth::session::memory::FileMemoryStore;
 use sleuth::session::summary::{Freshness, LoggedStatus, load_summary};
-use sleuth::session::{OpenError, Redactor, SessionDir, SessionLog, follow_up, fork, open_session, read_log};
+use sleuth::session::{
+    NewSessionLog, OpenError, Redactor, SessionDir, SessionLog, follow_up, fork, open_session, read_log,
+};
 use support::disk::{OnAsk, drive, parts, run_new};
 use support::scripted::{ScriptedProvider, ScriptedReasoner, Turn, corpus};
 
@@ -226,10 +228,13 @@ async fn a_follow_up_starts_from_the_earlier_sources_and_findings() {
     let (dir, imported) = follow_up::prepare_follow_up(&root, "prev", "next").unwrap();
     assert_eq!(imported.sources.len(), n);
     assert!(!imported.findings.is_empty() && imported.findings[0].ends_with(']'), "{:?}", imported.findings);
+    // Staged out of sight until the header is recorded.
+    assert!(!dir.path.exists());
+    let staged = sleuth::session::staging_path(&root, "next").join("sources");
     for s in &prev.sources {
         let name = format!("{}.txt", s.meta.id.0);
         assert_eq!(
-            std::fs::read(dir.sources_dir().join(&name)).unwrap(),
+            std::fs::read(staged.join(&name)).unwrap(),
             std::fs::read(SessionDir::new(&root, "prev").sources_dir().join(&name)).unwrap()
         );
     }
@@ -238,7 +243,7 @@ async fn a_follow_up_starts_from_the_earlier_sources_and_findings() {
     settings.follow_up_of = Some("prev".into());
     settings.imported = Some(imported);
     let reasoner = Arc::new(ScriptedReasoner::new(turns()));
-    let log = SessionLog::create(&dir, Redactor::default()).unwrap();
+    let log = NewSessionLog::new(&root, &dir.id, Redactor::default());
     let p = parts(&dir, &settings, reasoner.clone(), provider_arc(), memory(), Box::new(log));
     let (engine, handle) = Engine::new(settings, p, SessionState::default());
     let next = drive(engine, handle, Some("Which gadget is fastest?"), OnAsk::Choose(0)).await;
@@ -472,7 +477,7 @@ async fn write_schema_fixture() {
     settings.session_id = dir.id.clone();
     settings.follow_up_of = Some("prev".into());
     settings.imported = Some(imported);
-    let log = SessionLog::create(&dir, Redactor::default()).unwrap();
+    let log = NewSessionLog::new(&root, &dir.id, Redactor::default());
     let p = parts(
         &dir,
         &settings,

@@ -163,6 +163,7 @@ pub struct ResearchArgs {
     /// simple (2 iterations), standard (5) or deep (10).
     #[arg(long, value_enum)]
     pub preset: Option<Preset>,
+    /// Iterations at most (1..100; default: the preset's).
     #[arg(long, value_name = "N")]
     pub max_iterations: Option<u32>,
     /// Queries per iteration.

@@ -47,16 +47,23 @@ pub async fn execute(global: &super::GlobalArgs, args: DoctorArgs) -> anyhow::Re
     let setup = setup::load(global, Some(&args.research))?;
     let llm_required = setup.config.research.reasoner == ReasonerKind::Llm;
     let mut rows: Vec<Row> = Vec::new();
-    match LlmReasoner::from_config(&setup.config.llm, &setup.paths.config_dir) {
-        Err(e) => rows.push(row("llm setup", required(llm_required), e.to_string())),
-        Ok(r) => {
-            let reports = diagnose(&r).await;
-            for report in &reports {
-                endpoint_rows(report, llm_required, &mut rows);
-            }
-            // A run starts in the mode found here instead of meeting the refusal again.
-            if let Err(e) = remember_modes(&setup.paths.data_dir.join(MODES_FILE), &reports) {
-                tracing::warn!(error = %e, "could not remember the structured-output modes");
+    // The built-in reasoner with an [llm] nobody set: there is no endpoint
+    // to check, and probing the default URL would only report a refusal.
+    let llm_configured = setup.config.llm != crate::llm::LlmConfig::default();
+    if !llm_required && !llm_configured {
+        rows.push(row("llm", Status::Skip, "not used: the built-in reasoner needs no model (see [llm] to set one)"));
+    } else {
+        match LlmReasoner::from_config(&setup.config.llm, &setup.paths.config_dir) {
+            Err(e) => rows.push(row("llm setup", required(llm_required), e.to_string())),
+            Ok(r) => {
+                let reports = diagnose(&r).await;
+                for report in &reports {
+                    endpoint_rows(report, llm_required, &mut rows);
+                }
+                // A run starts in the mode found here instead of meeting the refusal again.
+                if let Err(e) = remember_modes(&setup.paths.data_dir.join(MODES_FILE), &reports) {
+                    tracing::warn!(error = %e, "could not remember the structured-output modes");
+                }
             }
         }
     }

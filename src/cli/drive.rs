@@ -77,7 +77,7 @@ async fn drive(mut handle: EngineHandle, mut state: SessionState, opts: &Headles
     if let Some(ask) = state.open_ask() {
         let (ask_id, clarification) = (ask.ask_id.clone(), ask.clarification.clone());
         eprintln!("this session is waiting for an answer");
-        match on_ask(&ask_id, &clarification, opts.policy, id.as_deref(), &mut sigint).await {
+        match on_ask(&ask_id, &clarification, opts, id.as_deref(), &mut sigint).await {
             Reply::Send(cmd) => drop(handle.commands.send(cmd)),
             Reply::Detach(code) => return Ok(code),
             Reply::Nothing => {}
@@ -116,7 +116,7 @@ async fn drive(mut handle: EngineHandle, mut state: SessionState, opts: &Headles
         let id = state.header.as_ref().map(|h| h.session_id.clone());
         let reply = match &record.event {
             Event::AskRaised { ask_id, clarification, .. } => {
-                on_ask(ask_id, clarification, opts.policy, id.as_deref(), &mut sigint).await
+                on_ask(ask_id, clarification, opts, id.as_deref(), &mut sigint).await
             }
             Event::Paused { iteration } => on_pause(*iteration, id.as_deref(), &mut sigint).await,
             _ => Reply::Nothing,
@@ -134,18 +134,27 @@ async fn drive(mut handle: EngineHandle, mut state: SessionState, opts: &Headles
     }
 }
 
-async fn on_ask(ask_id: &str, c: &Clarification, policy: AskPolicy, id: Option<&str>, sigint: &mut Sigint) -> Reply {
-    match answer(policy, c, sigint).await {
+/// Everything printed here went through the redactor: a model's question
+/// or option may echo a key it was shown.
+async fn on_ask(
+    ask_id: &str,
+    c: &Clarification,
+    opts: &HeadlessOptions,
+    id: Option<&str>,
+    sigint: &mut Sigint,
+) -> Reply {
+    let clean = |text: &str| opts.redactor.redact(&sanitize(text)).into_owned();
+    match answer(opts.policy, c, &clean, sigint).await {
         Err(Interrupted) => cancel(),
         Ok(Some(answer)) => {
-            eprintln!("answer: {}", sanitize(answer.as_text()));
+            eprintln!("answer: {}", clean(answer.as_text()));
             Reply::Send(Command::Answer { ask_id: ask_id.to_string(), answer })
         }
         Ok(None) => {
             eprintln!(
                 "the question needs clarification: {}\n  options: {}\n  the session waits; answer it with `sleuth resume {}`",
-                sanitize(&c.question),
-                sanitize(&c.options.join(" | ")),
+                clean(&c.question),
+                clean(&c.options.join(" | ")),
                 id.unwrap_or("<id>")
             );
             Reply::Detach(exit::NEEDS_ANSWER)
@@ -175,13 +184,18 @@ async fn on_pause(iteration: u32, id: Option<&str>, sigint: &mut Sigint) -> Repl
     }
 }
 
-async fn answer(policy: AskPolicy, c: &Clarification, sigint: &mut Sigint) -> Result<Option<Answer>, Interrupted> {
+async fn answer(
+    policy: AskPolicy,
+    c: &Clarification,
+    clean: &dyn Fn(&str) -> String,
+    sigint: &mut Sigint,
+) -> Result<Option<Answer>, Interrupted> {
     let first = || c.options.first().map(|label| Answer::Choice { index: 0, label: label.clone() });
     match policy {
         AskPolicy::Fail => Ok(None),
         AskPolicy::First => Ok(first()),
-        AskPolicy::Stdin => read_answer(c, sigint).await,
-        AskPolicy::Auto if std::io::stdin().is_terminal() => read_answer(c, sigint).await,
+        AskPolicy::Stdin => read_answer(c, clean, sigint).await,
+        AskPolicy::Auto if std::io::stdin().is_terminal() => read_answer(c, clean, sigint).await,
         AskPolicy::Auto => Ok(first()),
     }
 }
@@ -243,11 +257,15 @@ async fn read_line(sigint: &mut Sigint) -> Result<Option<String>, Interrupted> {
 }
 
 /// Asks on stderr, reads one line from stdin: an option number or free text.
-async fn read_answer(c: &Clarification, sigint: &mut Sigint) -> Result<Option<Answer>, Interrupted> {
+async fn read_answer(
+    c: &Clarification,
+    clean: &dyn Fn(&str) -> String,
+    sigint: &mut Sigint,
+) -> Result<Option<Answer>, Interrupted> {
     let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "\n{}", sanitize(&c.question));
+    let _ = writeln!(err, "\n{}", clean(&c.question));
     for (i, o) in c.options.iter().enumerate() {
-        let _ = writeln!(err, "  {}. {}", i + 1, sanitize(o));
+        let _ = writeln!(err, "  {}. {}", i + 1, clean(o));
     }
     let _ = write!(err, "answer (number or text): ");
     let _ = err.flush();

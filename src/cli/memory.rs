@@ -7,20 +7,25 @@ use super::session_args::{MemoryAction, MemoryArgs};
 use super::sessions::truncate;
 use super::{GlobalArgs, exit, setup};
 use crate::session::export::iso_datetime;
-use crate::session::memory::FileMemoryStore;
+use crate::session::memory::{FileMemoryStore, Lookup};
 use crate::text::{sanitize, sanitize_inline};
 
 pub fn execute(global: &GlobalArgs, args: MemoryArgs) -> anyhow::Result<u8> {
     let setup = setup::load(global, None)?;
-    let store = FileMemoryStore::open(&setup.paths.memory_file(), setup.config.memory.clone());
+    let redactor = setup::redactor(&setup);
+    let store =
+        FileMemoryStore::open(&setup.paths.memory_file(), setup.config.memory.clone()).with_redactor(redactor.clone());
+    // Lessons stored before redaction existed are blanked as they are printed.
+    let inline = |t: &str| redactor.redact(&sanitize_inline(t)).into_owned();
+    let block = |t: &str| redactor.redact(&sanitize(t)).into_owned();
     let mut out = std::io::stdout().lock();
     match args.action {
         MemoryAction::List { json } => {
             let mut entries = store.entries();
             entries.reverse();
             if json {
-                serde_json::to_writer_pretty(&mut out, &entries)?;
-                writeln!(out)?;
+                let text = serde_json::to_string_pretty(&entries)?;
+                writeln!(out, "{}", redactor.redact(&text))?;
             } else if entries.is_empty() {
                 eprintln!("no lessons yet in {}", store.path().display());
             } else {
@@ -31,22 +36,30 @@ pub fn execute(global: &GlobalArgs, args: MemoryArgs) -> anyhow::Result<u8> {
                         "{:<32} {:<17} {:<40} {}",
                         truncate(&e.id, 32),
                         iso_datetime(e.created_at_ms).trim_end_matches(" UTC"),
-                        truncate(&sanitize_inline(&e.question), 40),
-                        truncate(&sanitize_inline(&e.mistake), 60)
+                        truncate(&inline(&e.question), 40),
+                        truncate(&inline(&e.mistake), 60)
                     )?;
                 }
             }
         }
         MemoryAction::Show { id } => {
-            let Some(e) = store.get(&id) else {
-                anyhow::bail!("no lesson `{id}` in {}; `sleuth memory list` shows them", store.path().display());
+            let e = match store.find(&id) {
+                Ok(e) => e,
+                Err(Lookup::NotFound) => {
+                    anyhow::bail!("no lesson `{id}` in {}; `sleuth memory list` shows them", store.path().display())
+                }
+                Err(Lookup::Ambiguous { count, first }) => anyhow::bail!(
+                    "`{id}` starts {count} lesson ids ({}{}); give more of the id",
+                    first.join(", "),
+                    if count > first.len() { ", …" } else { "" }
+                ),
             };
             writeln!(out, "id:         {}", e.id)?;
             writeln!(out, "created:    {}", iso_datetime(e.created_at_ms))?;
-            writeln!(out, "question:   {}", sanitize_inline(&e.question))?;
-            writeln!(out, "mistake:    {}", sanitize(&e.mistake))?;
-            writeln!(out, "correction: {}", sanitize(&e.correction))?;
-            writeln!(out, "tags:       {}", sanitize_inline(&e.tags.join(", ")))?;
+            writeln!(out, "question:   {}", inline(&e.question))?;
+            writeln!(out, "mistake:    {}", block(&e.mistake))?;
+            writeln!(out, "correction: {}", block(&e.correction))?;
+            writeln!(out, "tags:       {}", inline(&e.tags.join(", ")))?;
         }
         MemoryAction::Clear { yes } => {
             let n = store.entries().len();

@@ -18,10 +18,11 @@ mod sessions;
 mod setup;
 mod stats;
 mod tui;
+mod typo;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 
 pub use args::{Cli, Commands, DoctorArgs, GlobalArgs, OpenArgs, ResearchArgs, TuiArgs};
 
@@ -40,7 +41,17 @@ pub mod exit {
 
 pub fn main() -> ExitCode {
     restore_default_sigpipe();
-    let cli = Cli::parse();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(m) = typo::mistyped_subcommand(&Cli::command(), &args) {
+        eprintln!(
+            "error: unknown command `{typed}`; did you mean `{meant}`?\n  \
+             to research the word itself, ask it as a question: sleuth \"{typed}?\" (or sleuth run {typed})",
+            typed = crate::text::sanitize_inline(&m.typed),
+            meant = m.meant
+        );
+        return ExitCode::from(exit::USAGE);
+    }
+    let cli = Cli::parse_from(args);
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
@@ -78,11 +89,11 @@ async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         Some(Commands::Run(args)) => run::execute(&cli.global, args).await,
         Some(Commands::Doctor(args)) => doctor::execute(&cli.global, args).await,
-        Some(Commands::Sessions(args)) => sessions::execute(args),
+        Some(Commands::Sessions(args)) => sessions::execute(&cli.global, args),
         Some(Commands::Resume(args)) => resume::execute(&cli.global, args).await,
         Some(Commands::Fork(args)) => fork::execute(&cli.global, args).await,
         Some(Commands::Export(args)) => export::execute(&cli.global, args),
-        Some(Commands::Stats(args)) => stats::execute(args),
+        Some(Commands::Stats(args)) => stats::execute(&cli.global, args),
         Some(Commands::Memory(args)) => memory::execute(&cli.global, args),
         Some(Commands::Index(args)) => index::execute(&cli.global, args).await,
         Some(Commands::Open(args)) => tui::open(&cli.global, args).await,

@@ -15,9 +15,9 @@ use crate::engine::Engine;
 use crate::engine::protocol::{Command, Event, SessionHeader};
 use crate::engine::state::SessionState;
 use crate::session::follow_up::prepare_follow_up;
-use crate::session::lock::SessionLock;
 use crate::session::{
-    OpenedSession, Redactor, SessionDir, SessionLog, new_session_id, open_session, read_log, resolve_id,
+    NewSessionLog, OpenedSession, Redactor, SessionDir, new_session_id, open_session, read_log, resolve_id,
+    staging_path,
 };
 
 /// Which front end continues a session.
@@ -123,7 +123,6 @@ async fn follow_up(
     setup.config = recorded.config;
     let new_id = new_session_id();
     let (dir, imported) = prepare_follow_up(&root, prev_id, &new_id)?;
-    let _lock = SessionLock::acquire(&dir.lock_path(), &new_id)?.lock;
     eprintln!(
         "follow-up of session {prev_id} as session {new_id}: starting from its {} sources and {} findings",
         imported.sources.len(),
@@ -132,14 +131,13 @@ async fn follow_up(
     let mut settings = setup::engine_settings(&setup.config, &new_id);
     settings.follow_up_of = Some(prev_id.to_string());
     settings.imported = Some(imported);
-    let parts = SessionLog::create(&dir, redactor.clone())
-        .with_context(|| format!("cannot open the session log {}", dir.log_path().display()))
-        .and_then(|log| setup::parts_with_log(&setup, &dir, Box::new(log)));
-    let parts = match parts {
+    // The staged folder moves into place (locked) when the header is recorded.
+    let log = NewSessionLog::new(&root, &new_id, redactor.clone());
+    let parts = match setup::parts_with_log(&setup, &dir, Box::new(log)) {
         Ok(p) => p,
         Err(e) => {
             // Nothing was recorded: leave no half-made session behind.
-            let _ = std::fs::remove_dir_all(&dir.path);
+            let _ = std::fs::remove_dir_all(staging_path(&root, &new_id));
             return Err(e);
         }
     };

@@ -8,7 +8,6 @@ use super::drive::{HeadlessOptions, run_headless};
 use super::setup;
 use crate::engine::Engine;
 use crate::engine::state::SessionState;
-use crate::session::lock::SessionLock;
 use crate::session::{SessionDir, new_session_id};
 
 pub async fn execute(global: &super::GlobalArgs, args: RunArgs) -> anyhow::Result<u8> {
@@ -22,19 +21,11 @@ pub async fn execute(global: &super::GlobalArgs, args: RunArgs) -> anyhow::Resul
     let policy = args.ask.unwrap_or(setup.config.research.ask);
     tracing::info!(config = ?setup.config_path, log = ?setup.log.file, "headless run");
     let id = new_session_id();
-    let dir = SessionDir::create(&setup.paths.sessions_dir(), &id)
-        .with_context(|| format!("cannot create the session folder under {}", setup.paths.sessions_dir().display()))?;
-    // Held until the session stops: `sleuth sessions` shows it running.
-    let lock = SessionLock::acquire(&dir.lock_path(), &id)?.lock;
-    let parts = match setup::parts(&setup, &dir) {
-        Ok(p) => p,
-        Err(e) => {
-            // Nothing was recorded: leave no empty session behind.
-            drop(lock);
-            let _ = std::fs::remove_dir_all(&dir.path);
-            return Err(e);
-        }
-    };
+    // The folder appears (locked until the session stops) with the header.
+    let dir = SessionDir::new(&setup.paths.sessions_dir(), &id);
+    std::fs::create_dir_all(setup.paths.sessions_dir())
+        .with_context(|| format!("cannot create the sessions folder {}", setup.paths.sessions_dir().display()))?;
+    let parts = setup::parts(&setup, &dir)?;
     let settings = setup::engine_settings(&setup.config, &id);
     let (engine, handle) = Engine::new(settings, parts, SessionState::default());
     let opts = HeadlessOptions { policy, json: args.json, redactor: setup::redactor(&setup) };

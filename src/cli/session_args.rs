@@ -56,8 +56,10 @@ pub struct ForkArgs {
     /// Flags here retune the fork (another preset, other limits).
     #[command(flatten)]
     pub research: ResearchArgs,
+    /// Print the event stream as JSON lines on stdout instead of the report.
     #[arg(long)]
     pub json: bool,
+    /// How to answer a clarifying question without a TUI.
     #[arg(long, value_enum)]
     pub ask: Option<AskPolicy>,
 }
@@ -102,6 +104,7 @@ pub struct StatsArgs {
     /// Only sessions whose id or question contains this text (any case).
     #[arg(long, value_name = "TEXT")]
     pub filter: Option<String>,
+    /// The metrics as one JSON object instead of the table.
     #[arg(long)]
     pub json: bool,
 }
@@ -116,11 +119,15 @@ pub struct MemoryArgs {
 pub enum MemoryAction {
     /// Every lesson, newest first.
     List {
+        /// Every lesson as JSON instead of the table.
         #[arg(long)]
         json: bool,
     },
     /// One lesson in full.
-    Show { id: String },
+    Show {
+        /// A lesson id, or a unique start of one.
+        id: String,
+    },
     /// Forget every lesson.
     Clear {
         /// Do not ask for confirmation.

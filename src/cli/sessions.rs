@@ -3,8 +3,8 @@
 
 use std::io::Write;
 
-use super::exit;
 use super::session_args::SessionsArgs;
+use super::{GlobalArgs, exit};
 use crate::paths::Paths;
 use crate::session::export::iso_datetime;
 use crate::session::list::{ListedSession, list_sessions};
@@ -12,9 +12,19 @@ use crate::text::sanitize_inline;
 
 const QUESTION_WIDTH: usize = 48;
 
-pub fn execute(args: SessionsArgs) -> anyhow::Result<u8> {
-    // No config or logging needed: listing reads the data dir only, fast.
+/// The data dir, after checking the configuration this command was given.
+/// Listing needs no setting, but a broken `--config`, `--set` or config
+/// file is an error here as for every other command, not a silent exit 0.
+/// No logging is started: listing stays fast.
+pub(super) fn checked_paths(global: &GlobalArgs) -> anyhow::Result<Paths> {
     let paths = Paths::discover().map_err(anyhow::Error::msg)?;
+    let overrides = super::setup::overrides(global, None)?;
+    crate::config::load(global.config.as_deref(), &paths.config_file(), std::env::vars(), &overrides)?;
+    Ok(paths)
+}
+
+pub fn execute(global: &GlobalArgs, args: SessionsArgs) -> anyhow::Result<u8> {
+    let paths = checked_paths(global)?;
     let mut sessions = list_sessions(&paths.sessions_dir())?;
     if let Some(filter) = &args.filter {
         sessions.retain(|s| s.matches(filter));

@@ -18,7 +18,7 @@ use crate::paths::Paths;
 use crate::search::SearchRouter;
 use crate::search::registry::{BuildContext, build_chains};
 use crate::session::memory::FileMemoryStore;
-use crate::session::{DirTexts, Redactor, SessionDir, SessionLog};
+use crate::session::{DirTexts, NewSessionLog, Redactor, SessionDir};
 
 pub struct Setup {
     pub paths: Paths,
@@ -123,7 +123,9 @@ pub fn builtin_reasoner(setup: &Setup) -> Arc<dyn Reasoner> {
 
 /// Reflexion memory, persistent in the data dir and shared by sessions.
 pub fn memory(setup: &Setup) -> Arc<dyn MemoryStore> {
-    Arc::new(FileMemoryStore::open(&setup.paths.memory_file(), setup.config.memory.clone()))
+    Arc::new(
+        FileMemoryStore::open(&setup.paths.memory_file(), setup.config.memory.clone()).with_redactor(redactor(setup)),
+    )
 }
 
 /// The secrets of this configuration, blanked in session files and exports.
@@ -131,14 +133,13 @@ pub fn redactor(setup: &Setup) -> Redactor {
     Redactor::from_config(&setup.config.snapshot())
 }
 
-/// Everything the engine needs to run a new session in `dir`. The log is
-/// created last: a provider that cannot start leaves no empty log behind.
+/// Everything the engine needs to run a new session in `dir`. The folder
+/// itself appears with the session's header (see `session::NewSessionLog`):
+/// nothing exists while the providers start and the corpus is indexed.
 pub fn parts(setup: &Setup, dir: &SessionDir) -> anyhow::Result<EngineParts> {
-    build_parts(setup, dir, || {
-        let log = SessionLog::create(dir, redactor(setup))
-            .with_context(|| format!("cannot open the session log {}", dir.log_path().display()))?;
-        Ok(Box::new(log))
-    })
+    let root = dir.path.parent().unwrap_or(&dir.path);
+    let log = NewSessionLog::new(root, &dir.id, redactor(setup));
+    build_parts(setup, dir, || Ok(Box::new(log)))
 }
 
 /// The engine's parts around an already open log (a resumed session's).
@@ -168,7 +169,7 @@ fn build_parts(
     Ok(EngineParts {
         reasoner,
         search: Arc::new(SearchRouter::new(chains, &setup.config.search)),
-        texts: Arc::new(DirTexts::new(dir.sources_dir())),
+        texts: Arc::new(DirTexts::new(dir.sources_dir()).with_redactor(redactor(setup))),
         memory: memory(setup),
         log: log()?,
     })

@@ -5,12 +5,11 @@ use std::io::Write;
 
 use super::exit;
 use super::session_args::StatsArgs;
-use crate::paths::Paths;
 use crate::session::list::{Status, list_sessions};
 use crate::session::stats::{Stats, compute};
 
-pub fn execute(args: StatsArgs) -> anyhow::Result<u8> {
-    let paths = Paths::discover().map_err(anyhow::Error::msg)?;
+pub fn execute(global: &super::GlobalArgs, args: StatsArgs) -> anyhow::Result<u8> {
+    let paths = super::sessions::checked_paths(global)?;
     let mut sessions = list_sessions(&paths.sessions_dir())?;
     if let Some(filter) = &args.filter {
         sessions.retain(|s| s.matches(filter));

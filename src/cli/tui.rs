@@ -10,7 +10,6 @@ use super::{exit, setup};
 use crate::engine::model::Outcome;
 use crate::engine::protocol::Command;
 use crate::engine::{Engine, SessionState};
-use crate::session::lock::SessionLock;
 use crate::session::{SessionDir, new_session_id};
 use crate::tui::{self, LiveSession, Options, Tui};
 
@@ -30,36 +29,16 @@ pub async fn start(
         return Err(tui::TuiError::NotATerminal.into());
     }
     let id = new_session_id();
-    let dir = SessionDir::create(&setup.paths.sessions_dir(), &id)
-        .with_context(|| format!("cannot create the session folder under {}", setup.paths.sessions_dir().display()))?;
-    // Held until the live view has let the engine go: one writer per
-    // session, and `sleuth sessions` shows it running.
-    let lock = match SessionLock::acquire(&dir.lock_path(), &id) {
-        Ok(acquired) => acquired.lock,
-        Err(e) => {
-            discard_if_empty(&dir.path);
-            return Err(e.into());
-        }
-    };
+    // The folder appears, locked until the engine lets it go, with the
+    // session's header: nothing exists while the corpus is indexed or the
+    // question is typed.
+    let dir = SessionDir::new(&setup.paths.sessions_dir(), &id);
+    std::fs::create_dir_all(setup.paths.sessions_dir())
+        .with_context(|| format!("cannot create the sessions folder {}", setup.paths.sessions_dir().display()))?;
     // Everything that may print (building the corpus index) happens before
     // the TUI owns the terminal.
-    let parts = match setup::parts(&setup, &dir) {
-        Ok(p) => p,
-        Err(e) => {
-            drop(lock);
-            discard_if_empty(&dir.path);
-            return Err(e);
-        }
-    };
-    let mut term = match Tui::enter(setup.log.file.clone()) {
-        Ok(t) => t,
-        Err(e) => {
-            drop(parts);
-            drop(lock);
-            discard_if_empty(&dir.path);
-            return Err(e.into());
-        }
-    };
+    let parts = setup::parts(&setup, &dir)?;
+    let mut term = Tui::enter(setup.log.file.clone())?;
     let question = match question {
         Some(q) => q,
         None => {
@@ -71,13 +50,7 @@ pub async fn start(
                     setup.config.research.step_mode = answer.step_mode;
                     answer.question
                 }
-                None => {
-                    drop(term);
-                    drop(parts);
-                    drop(lock);
-                    discard_if_empty(&dir.path);
-                    return Ok(exit::OK);
-                }
+                None => return Ok(exit::OK),
             }
         }
     };
@@ -89,8 +62,6 @@ pub async fn start(
     let session = LiveSession { task, handle, state: SessionState::default(), session_dir: dir.path.clone() };
     let end = tui::live(&mut term, &opts, session).await;
     drop(term);
-    // The engine has finished or been let go: nothing writes the log now.
-    drop(lock);
     let end = end?;
     Ok(farewell(&end.state, &end.engine, &dir.path, &id))
 }
@@ -130,15 +101,6 @@ fn farewell(state: &SessionState, engine: &Option<Result<SessionState, String>>,
         (Some(Outcome::Cancelled), _) => exit::CANCELLED,
         (Some(Outcome::Failed { .. }), _) => exit::ERROR,
         _ => exit::OK,
-    }
-}
-
-/// A session folder whose log never got an event is removed.
-fn discard_if_empty(dir: &Path) {
-    let log = SessionDir::at(dir).log_path();
-    let empty = std::fs::metadata(&log).map(|m| m.len() == 0).unwrap_or(true);
-    if empty {
-        let _ = std::fs::remove_dir_all(dir);
     }
 }
 

@@ -143,8 +143,7 @@ pub fn load(
     let (mut table, text) = match &path {
         None => (toml::Table::new(), String::new()),
         Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| ConfigError::Read { path: p.clone(), message: e.to_string() })?;
+            let text = read_capped(p)?;
             // Deserialize the file alone first: its errors carry spans.
             let cfg: Config = toml::from_str(&text).map_err(|e| {
                 let line = e.span().map(|s| line_of(&text, s.start));
@@ -196,6 +195,25 @@ pub fn load(
         }
     })?;
     Ok((cfg, path))
+}
+
+/// A config file larger than this is refused (`--config /dev/zero` must
+/// not read forever): real ones are a few KiB.
+pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
+fn read_capped(path: &Path) -> Result<String, ConfigError> {
+    use std::io::Read;
+    let read_err = |message: String| ConfigError::Read { path: path.to_path_buf(), message };
+    let file = std::fs::File::open(path).map_err(|e| read_err(e.to_string()))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes).map_err(|e| read_err(e.to_string()))?;
+    if bytes.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(read_err(format!(
+            "larger than {} MiB; a config file is a few lines of TOML (is this the right file?)",
+            MAX_CONFIG_BYTES / (1024 * 1024)
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| read_err(format!("not UTF-8 text ({e})")))
 }
 
 fn report_invalid(invalid: &[Invalid], to_error: impl Fn(&Invalid) -> ConfigError) -> Result<(), ConfigError> {

@@ -5,6 +5,7 @@
 
 mod load;
 mod presets;
+mod ranges;
 mod validate;
 
 use std::collections::BTreeMap;

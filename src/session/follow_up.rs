@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use super::SessionDir;
+use super::create::staging_path;
 use super::fork::link_or_copy;
 use super::log::{LogError, read_log};
 use crate::engine::imported::{ImportedContext, ImportedSource};
@@ -72,9 +73,10 @@ fn finding(claim: &Claim) -> String {
     format!("{text} {}", marks.join(""))
 }
 
-/// Reads finished session `prev_id`, creates the folder of session
-/// `new_id` with the earlier source texts, and returns what its header
-/// must carry.
+/// Reads finished session `prev_id`, stages the folder of session
+/// `new_id` with the earlier source texts (a `NewSessionLog` for `new_id`
+/// moves it into place with the header), and returns the session's folder
+/// and what its header must carry.
 pub fn prepare_follow_up(
     root: &Path,
     prev_id: &str,
@@ -87,14 +89,17 @@ pub fn prepare_follow_up(
     }
     let imported = imported_context(prev_id, &state);
     let io = |path: &Path, e: std::io::Error| FollowUpError::Io { path: path.to_path_buf(), message: e.to_string() };
-    let dir = SessionDir::create(root, new_id).map_err(|e| io(&root.join(new_id), e))?;
+    // The texts wait in the staging folder: the session appears, with
+    // them, when its header is recorded (see `create.rs`).
+    let staging = SessionDir { id: new_id.to_string(), path: staging_path(root, new_id) };
+    std::fs::create_dir_all(staging.sources_dir()).map_err(|e| io(&staging.sources_dir(), e))?;
     for s in &imported.sources {
         let name = format!("{}.txt", s.meta.id.0);
         let from = prev.sources_dir().join(&name);
         if from.exists() {
-            let to = dir.sources_dir().join(&name);
+            let to = staging.sources_dir().join(&name);
             link_or_copy(&from, &to).map_err(|e| io(&to, e))?;
         }
     }
-    Ok((dir, imported))
+    Ok((SessionDir::new(root, new_id), imported))
 }

@@ -68,6 +68,13 @@ impl SessionLock {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// The same lock after its folder was renamed (the kernel's lock
+    /// follows the open file; only the path used in messages changes).
+    pub fn moved_to(mut self, path: PathBuf) -> Self {
+        self.path = path;
+        self
+    }
 }
 
 impl Drop for SessionLock {

@@ -3,7 +3,7 @@
 //! middle of a write) and says so.
 
 use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use super::redact::Redactor;
@@ -20,10 +20,17 @@ pub struct LogWriter {
 }
 
 impl LogWriter {
-    /// Opens (creating if needed) a log for appending.
+    /// Opens (creating if needed) a log for appending. A log whose last
+    /// line lost its line end (a short write, a power cut) gets it back
+    /// first, so the next event starts a line of its own.
     pub fn open(path: &Path) -> std::io::Result<Self> {
-        let file = OpenOptions::new().create(true).append(true).open(path)?;
-        let bytes = file.metadata()?.len();
+        let mut file = OpenOptions::new().create(true).read(true).append(true).open(path)?;
+        let mut bytes = file.metadata()?.len();
+        if bytes > 0 && !ends_with_newline(&mut file, bytes)? {
+            file.write_all(b"\n")?;
+            file.sync_data()?;
+            bytes += 1;
+        }
         Ok(Self {
             file,
             path: path.to_path_buf(),
@@ -60,6 +67,13 @@ impl LogWriter {
     pub fn file_handle(&self) -> std::io::Result<File> {
         self.file.try_clone()
     }
+}
+
+fn ends_with_newline(file: &mut File, len: u64) -> std::io::Result<bool> {
+    let mut last = [0u8; 1];
+    file.seek(SeekFrom::Start(len - 1))?;
+    file.read_exact(&mut last)?;
+    Ok(last[0] == b'\n')
 }
 
 impl EventSink for LogWriter {
@@ -125,11 +139,19 @@ pub fn read_log(path: &Path) -> Result<LoadedLog, LogError> {
     let intact_bytes =
         if complete { bytes.len() } else { bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1) };
     let lines: Vec<&[u8]> = bytes.split(|b| *b == b'\n').filter(|l| !l.is_empty()).collect();
-    let mut records = Vec::with_capacity(lines.len());
+    let mut records: Vec<EventRecord> = Vec::with_capacity(lines.len());
     let mut torn_tail = None;
     for (i, line) in lines.iter().enumerate() {
         match serde_json::from_slice::<EventRecord>(line) {
-            Ok(r) => records.push(r),
+            Ok(r) => {
+                let next_seq =
+                    || lines.get(i + 1).and_then(|l| serde_json::from_slice::<SeqOnly>(l).ok()).map(|x| x.seq);
+                if let Some(message) = out_of_order(records.last(), &r, next_seq) {
+                    check_schema(path, records.first())?;
+                    return Err(LogError::Corrupt { path: path.to_path_buf(), line: i + 1, message });
+                }
+                records.push(r)
+            }
             Err(e) => {
                 let last = i + 1 == lines.len();
                 if last && !complete {
@@ -148,6 +170,30 @@ pub fn read_log(path: &Path) -> Result<LoadedLog, LogError> {
         return Err(LogError::NoHeader { path: path.to_path_buf() });
     }
     Ok(LoadedLog { records, torn_tail, bytes: bytes.len() as u64, intact_bytes: intact_bytes as u64 })
+}
+
+#[derive(serde::Deserialize)]
+struct SeqOnly {
+    seq: u64,
+}
+
+/// Why `next` cannot follow `prev` in a log written by one appender:
+/// sequence numbers go up by one, and only the first event is a header.
+/// `after` reads the sequence number of the line after `next`, to tell
+/// swapped events from missing ones.
+fn out_of_order(prev: Option<&EventRecord>, next: &EventRecord, after: impl Fn() -> Option<u64>) -> Option<String> {
+    let prev = prev?;
+    if matches!(next.event, Event::SessionStarted(_)) {
+        return Some(format!("a second session header (seq {})", next.seq));
+    }
+    let expected = prev.seq + 1;
+    match next.seq {
+        s if s == expected => None,
+        s if s == prev.seq => Some(format!("event {s} appears twice")),
+        s if s < prev.seq => Some(format!("events out of order: seq {s} after {}", prev.seq)),
+        s if after() == Some(expected) => Some(format!("events out of order: seq {s} comes before {expected}")),
+        s => Some(format!("sequence gap: seq {s} after {} (events {expected}..{} missing)", prev.seq, s - 1)),
+    }
 }
 
 fn check_schema(path: &Path, first: Option<&EventRecord>) -> Result<(), LogError> {

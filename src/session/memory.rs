@@ -10,6 +10,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use super::redact::Redactor;
 use crate::engine::memory::{MemoryEntry, MemoryError, MemorySettings, MemoryStore, rank_similar};
 use crate::text::normalize_for_match;
 
@@ -17,13 +18,53 @@ use crate::text::normalize_for_match;
 pub struct FileMemoryStore {
     path: PathBuf,
     settings: MemorySettings,
+    /// Secrets blanked in every lesson stored (a question may quote a key).
+    redactor: Redactor,
     /// Entries as last read, and the file length they were read at.
     cache: Mutex<Option<(u64, Vec<MemoryEntry>)>>,
 }
 
+/// Why `find` found no single lesson.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lookup {
+    NotFound,
+    /// How many ids start with the prefix, and the first few of them.
+    Ambiguous {
+        count: usize,
+        first: Vec<String>,
+    },
+}
+
+/// Ids shown when a prefix matches many.
+const AMBIGUOUS_SHOWN: usize = 5;
+
 impl FileMemoryStore {
     pub fn open(path: &Path, settings: MemorySettings) -> Self {
-        Self { path: path.to_path_buf(), settings, cache: Mutex::new(None) }
+        Self { path: path.to_path_buf(), settings, redactor: Redactor::default(), cache: Mutex::new(None) }
+    }
+
+    pub fn with_redactor(mut self, redactor: Redactor) -> Self {
+        self.redactor = redactor;
+        self
+    }
+
+    /// The lesson whose id is `given` or, failing that, the only one whose
+    /// id starts with it.
+    pub fn find(&self, given: &str) -> Result<MemoryEntry, Lookup> {
+        let entries = self.entries();
+        if let Some(e) = entries.iter().find(|e| e.id == given) {
+            return Ok(e.clone());
+        }
+        let mut matches: Vec<MemoryEntry> =
+            entries.into_iter().filter(|e| !given.is_empty() && e.id.starts_with(given)).collect();
+        match matches.len() {
+            0 => Err(Lookup::NotFound),
+            1 => matches.pop().ok_or(Lookup::NotFound),
+            count => Err(Lookup::Ambiguous {
+                count,
+                first: matches.into_iter().take(AMBIGUOUS_SHOWN).map(|e| e.id).collect(),
+            }),
+        }
     }
 
     pub fn path(&self) -> &Path {
@@ -89,6 +130,7 @@ impl MemoryStore for FileMemoryStore {
     /// stored one (its id kept, so sessions that used it still name it)
     /// instead of adding a copy that would crowd the prompt's few slots.
     fn store(&self, entry: MemoryEntry) -> Result<(), MemoryError> {
+        let entry = self.redacted(entry);
         let _guard = self.write_lock()?;
         let mut entries = read_entries(&self.path, usize::MAX);
         if let Some(pos) = entries.iter().position(|old| same_lesson(old, &entry)) {
@@ -114,6 +156,19 @@ impl MemoryStore for FileMemoryStore {
         }
         self.forget_cache();
         Ok(())
+    }
+}
+
+impl FileMemoryStore {
+    fn redacted(&self, e: MemoryEntry) -> MemoryEntry {
+        let r = |t: &str| self.redactor.redact(t).into_owned();
+        MemoryEntry {
+            question: r(&e.question),
+            mistake: r(&e.mistake),
+            correction: r(&e.correction),
+            tags: e.tags.iter().map(|t| r(t)).collect(),
+            ..e
+        }
     }
 }
 
@@ -264,5 +319,26 @@ mod tests {
         assert_eq!(store.entries().len(), 1);
         store.store(entry("b", "q", 2)).unwrap();
         assert_eq!(store.entries().iter().map(|e| e.id.as_str()).collect::<Vec<_>>(), vec!["a", "b"]);
+    }
+
+    #[test]
+    fn stored_lessons_are_redacted_and_found_by_prefix() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("memory.jsonl");
+        let secret = "sk-live-0123456789";
+        let store =
+            FileMemoryStore::open(&path, MemorySettings::default()).with_redactor(Redactor::new([secret.to_string()]));
+        let mut e = entry("s1-1-0", &format!("Why does {secret} fail?"), 1);
+        e.tags.push(secret.into());
+        store.store(e).unwrap();
+        store.store(entry("s1-2-0", "other", 2)).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(!text.contains(secret) && text.contains("Why does [redacted] fail?"), "{text}");
+        assert_eq!(store.find("s1-1").map(|e| e.id), Ok("s1-1-0".to_string()));
+        assert_eq!(store.find("nope"), Err(Lookup::NotFound));
+        assert_eq!(
+            store.find("s1-"),
+            Err(Lookup::Ambiguous { count: 2, first: vec!["s1-1-0".to_string(), "s1-2-0".to_string()] })
+        );
     }
 }

@@ -4,6 +4,7 @@
 //! that writes it. Listing, resuming, forking, following up and exporting
 //! all start from the log.
 
+mod create;
 pub mod export;
 pub mod follow_up;
 pub mod fork;
@@ -21,6 +22,7 @@ mod texts;
 
 use std::path::{Path, PathBuf};
 
+pub use create::{NewSessionLog, staging_path};
 pub use log::{LoadedLog, LogError, LogWriter, read_log};
 pub use open::{OpenError, OpenedSession, open_session, resolve_id};
 pub use redact::Redactor;

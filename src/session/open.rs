@@ -22,7 +22,7 @@ pub const TORN_TAILS_FILE: &str = "torn-tails.txt";
 pub enum OpenError {
     #[error("no session `{id}` in {}; `sleuth sessions` lists them", root.display())]
     NotFound { id: String, root: PathBuf },
-    #[error("`{given}` matches several sessions ({}); give more of the id", matches.join(", "))]
+    #[error("`{given}` matches {} sessions ({}); give more of the id", matches.len(), shown(matches))]
     Ambiguous { given: String, matches: Vec<String> },
     #[error(transparent)]
     Lock(#[from] LockError),
@@ -30,6 +30,18 @@ pub enum OpenError {
     Log(#[from] LogError),
     #[error("{}: {message}", path.display())]
     Io { path: PathBuf, message: String },
+}
+
+/// Ids shown when a prefix matches many sessions.
+const AMBIGUOUS_SHOWN: usize = 5;
+
+/// The first few of `ids`, and an ellipsis if there are more.
+fn shown(ids: &[String]) -> String {
+    let mut text = ids.iter().take(AMBIGUOUS_SHOWN).cloned().collect::<Vec<_>>().join(", ");
+    if ids.len() > AMBIGUOUS_SHOWN {
+        text.push_str(", …");
+    }
+    text
 }
 
 /// A session ready to continue: locked (until this is dropped), replayed,

@@ -268,6 +268,9 @@ fn process(
         Ok(t) => t,
         Err(reason) => return Ok((rel, skipped(reason), None)),
     };
+    // Terminal escapes and other control characters are not text (as for
+    // web pages): never indexed, stored or shown.
+    let text = crate::text::sanitize(&text);
     let page = match extract(entry.kind, &text, &rel) {
         Extracted::Page(p) => p,
         Extracted::Redirect { .. } => {

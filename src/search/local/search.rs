@@ -292,9 +292,11 @@ impl LocalCorpus {
         let Some((_, addr)) = top.first() else { return Ok(None) };
         let doc: TantivyDocument = searcher.doc(*addr).map_err(CorpusError::index)?;
         let text = |field| doc.get_first(field).and_then(|v| v.as_str()).unwrap_or_default().to_string();
+        // Indexes built before control characters were stripped at
+        // indexing still hold them: strip them on the way out too.
         Ok(Some(PageText {
-            title: text(f.page_title),
-            text: text(f.page_text),
+            title: crate::text::sanitize_inline(&text(f.page_title)),
+            text: crate::text::sanitize(&text(f.page_text)),
             mtime: doc.get_first(f.mtime).and_then(|v| v.as_u64()).unwrap_or(0),
         }))
     }

@@ -72,9 +72,19 @@ pub fn extract_markdown(text: &str, fallback_title: &str) -> Page {
 
 /// A page from plain text: paragraphs at blank lines, no headings.
 pub fn extract_plain(text: &str, fallback_title: &str) -> Page {
+    // A plain-text file's title is its first line when that line stands
+    // alone (a blank line after it, text further on) and is short enough
+    // to be one; otherwise the file name.
+    let all: Vec<&str> = text.lines().skip_while(|l| l.trim().is_empty()).collect();
+    let stands_alone = all.len() > 2
+        && all[1].trim().is_empty()
+        && all[0].trim().chars().count() <= PLAIN_TITLE_MAX_CHARS
+        && all[2..].iter().any(|l| !l.trim().is_empty());
+    let (title, body) =
+        if stands_alone { (all[0].trim().to_string(), &all[1..]) } else { (fallback_title.to_string(), &all[..]) };
     let mut blocks = Vec::new();
     let mut para: Vec<&str> = Vec::new();
-    for line in text.lines().chain(std::iter::once("")) {
+    for line in body.iter().copied().chain(std::iter::once("")) {
         if line.trim().is_empty() {
             if !para.is_empty() {
                 blocks.push(Block::Para(para.iter().map(|l| l.trim()).collect::<Vec<_>>().join(" ")));
@@ -85,8 +95,11 @@ pub fn extract_plain(text: &str, fallback_title: &str) -> Page {
         }
     }
     let sections = if blocks.is_empty() { Vec::new() } else { vec![Section { heading: None, anchor: None, blocks }] };
-    Page { title: fallback_title.to_string(), lang: None, sections, links: Vec::new() }
+    Page { title, lang: None, sections, links: Vec::new() }
 }
+
+/// The longest first line of a `.txt` file taken as its title.
+const PLAIN_TITLE_MAX_CHARS: usize = 120;
 
 fn atx_heading(line: &str) -> Option<&str> {
     let hashes = line.bytes().take_while(|b| *b == b'#').count();
@@ -132,5 +145,16 @@ mod tests {
         let p = extract_plain("one\ntwo\n\n\nthree\n", "notes");
         assert_eq!(p.title, "notes");
         assert_eq!(p.sections[0].blocks, vec![Block::Para("one two".into()), Block::Para("three".into())]);
+    }
+
+    #[test]
+    fn a_first_line_standing_alone_is_the_title() {
+        let p = extract_plain("\nBorrowing rules\n\nOne mutable or many shared.\nNever both.\n", "notes");
+        assert_eq!(p.title, "Borrowing rules");
+        assert_eq!(p.sections[0].blocks, vec![Block::Para("One mutable or many shared. Never both.".into())]);
+        // Alone in the file, or too long to be a title: the file name.
+        assert_eq!(extract_plain("Only line\n", "notes").title, "notes");
+        let long = format!("{}\n\nbody\n", "word ".repeat(40));
+        assert_eq!(extract_plain(&long, "notes").title, "notes");
     }
 }
