@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use super::args::DoctorArgs;
 use super::{exit, setup};
+use crate::builder::Providers;
 use crate::config::ReasonerKind;
 use crate::llm::probe::{EndpointReport, SchemaSupport, diagnose};
 use crate::llm::{LlmReasoner, StructuredMode};
 use crate::search::SearchQuery;
-use crate::search::registry::{BuildContext, build};
 use crate::text::sanitize_inline;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,15 +148,14 @@ fn endpoint_rows(r: &EndpointReport, needed: bool, rows: &mut Vec<Row>) {
 }
 
 async fn search_rows(setup: &setup::Setup, query: &str, rows: &mut Vec<Row>) {
-    let progress = |line: &str| eprintln!("{line}");
-    let ctx = BuildContext { config: &setup.config, paths: &setup.paths, progress: &progress };
+    let providers = Providers::new(&setup.config, &setup.paths);
     for (i, chain) in setup.config.search.chains.iter().enumerate() {
         rows.push(row(format!("search chain {}", i + 1), Status::Ok, chain.join(" → ")));
         let mut any_ok = false;
         let mut chain_rows = Vec::new();
         for name in chain {
             let check = format!("  provider {name}");
-            let provider = match build(name, &ctx) {
+            let provider = match providers.build(name, &setup::progress) {
                 Ok(p) => p,
                 Err(e) => {
                     chain_rows.push(row(check, Status::Fail, e.to_string()));

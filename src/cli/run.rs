@@ -1,15 +1,11 @@
 //! `sleuth run`: a session without a TUI. Progress goes to stderr, the
 //! report to stdout (or every event as JSON lines with `--json`).
 
-use anyhow::Context;
-
 use super::args::RunArgs;
 use super::drive::{HeadlessOptions, run_headless};
 use super::setup;
 use crate::engine::Engine;
 use crate::engine::state::SessionState;
-use crate::session::lock::SessionLock;
-use crate::session::{SessionDir, new_session_id};
 
 pub async fn execute(global: &super::GlobalArgs, args: RunArgs) -> anyhow::Result<u8> {
     let question = args.question.trim().to_string();
@@ -21,22 +17,14 @@ pub async fn execute(global: &super::GlobalArgs, args: RunArgs) -> anyhow::Resul
     let setup = setup::load(global, Some(&args.research))?;
     let policy = args.ask.unwrap_or(setup.config.research.ask);
     tracing::info!(config = ?setup.config_path, log = ?setup.log.file, "headless run");
-    let id = new_session_id();
-    let dir = SessionDir::create(&setup.paths.sessions_dir(), &id)
-        .with_context(|| format!("cannot create the session folder under {}", setup.paths.sessions_dir().display()))?;
-    // Held until the session stops: `sleuth sessions` shows it running.
-    let lock = SessionLock::acquire(&dir.lock_path(), &id)?.lock;
-    let parts = match setup::parts(&setup, &dir) {
-        Ok(p) => p,
-        Err(e) => {
-            // Nothing was recorded: leave no empty session behind.
-            drop(lock);
-            let _ = std::fs::remove_dir_all(&dir.path);
-            return Err(e);
-        }
-    };
-    let settings = setup::engine_settings(&setup.config, &id);
-    let (engine, handle) = Engine::new(settings, parts, SessionState::default());
-    let opts = HeadlessOptions { policy, json: args.json, redactor: setup::redactor(&setup) };
+    // Built before the session folder exists: a provider that cannot
+    // start leaves no empty session behind.
+    let runtime = setup::runtime(&setup.paths, setup.config.clone()).await?;
+    let redactor = runtime.redactor().clone();
+    let prepared = runtime.new_session(redactor.clone())?;
+    // The lock is held until the session stops: `sleuth sessions` shows it running.
+    let (dir, _lock) = (prepared.created.dir, prepared.created.lock);
+    let (engine, handle) = Engine::new(prepared.settings, prepared.parts, SessionState::default());
+    let opts = HeadlessOptions { policy, json: args.json, redactor };
     run_headless(engine, handle, Some(question), opts, &dir).await
 }

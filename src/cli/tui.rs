@@ -3,15 +3,13 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 
 use super::args::{GlobalArgs, OpenArgs, ResearchArgs, TuiArgs};
 use super::{exit, setup};
 use crate::engine::model::Outcome;
 use crate::engine::protocol::Command;
 use crate::engine::{Engine, SessionState};
-use crate::session::lock::SessionLock;
-use crate::session::{SessionDir, new_session_id};
+use crate::session::store::discard_if_empty;
 use crate::tui::{self, LiveSession, Options, Tui};
 
 pub async fn start(
@@ -29,26 +27,18 @@ pub async fn start(
     if !tui::has_terminal() {
         return Err(tui::TuiError::NotATerminal.into());
     }
-    let id = new_session_id();
-    let dir = SessionDir::create(&setup.paths.sessions_dir(), &id)
-        .with_context(|| format!("cannot create the session folder under {}", setup.paths.sessions_dir().display()))?;
-    // Held until the live view has let the engine go: one writer per
-    // session, and `sleuth sessions` shows it running.
-    let lock = match SessionLock::acquire(&dir.lock_path(), &id) {
-        Ok(acquired) => acquired.lock,
-        Err(e) => {
-            discard_if_empty(&dir.path);
-            return Err(e.into());
-        }
-    };
     // Everything that may print (building the corpus index) happens before
-    // the TUI owns the terminal.
-    let parts = match setup::parts(&setup, &dir) {
-        Ok(p) => p,
+    // the TUI owns the terminal, and before the session folder exists.
+    let runtime = setup::runtime(&setup.paths, setup.config.clone()).await?;
+    let created = runtime.sessions().create()?;
+    let (dir, lock) = (created.dir, created.lock);
+    let id = dir.id.clone();
+    let parts = match runtime.sessions().create_log(&dir, runtime.redactor().clone()) {
+        Ok(log) => runtime.parts(&dir, Box::new(log)),
         Err(e) => {
             drop(lock);
-            discard_if_empty(&dir.path);
-            return Err(e);
+            discard_if_empty(&dir);
+            return Err(e.into());
         }
     };
     let mut term = match Tui::enter(setup.log.file.clone()) {
@@ -56,7 +46,7 @@ pub async fn start(
         Err(e) => {
             drop(parts);
             drop(lock);
-            discard_if_empty(&dir.path);
+            discard_if_empty(&dir);
             return Err(e.into());
         }
     };
@@ -75,14 +65,14 @@ pub async fn start(
                     drop(term);
                     drop(parts);
                     drop(lock);
-                    discard_if_empty(&dir.path);
+                    discard_if_empty(&dir);
                     return Ok(exit::OK);
                 }
             }
         }
     };
     tracing::info!(session = %id, "TUI session");
-    let settings = setup::engine_settings(&setup.config, &id);
+    let settings = runtime.settings_with(&id, &setup.config.research);
     let (engine, handle) = Engine::new(settings, parts, SessionState::default());
     handle.commands.send(Command::Start { question }).ok();
     let task = tokio::spawn(engine.run());
@@ -130,15 +120,6 @@ fn farewell(state: &SessionState, engine: &Option<Result<SessionState, String>>,
         (Some(Outcome::Cancelled), _) => exit::CANCELLED,
         (Some(Outcome::Failed { .. }), _) => exit::ERROR,
         _ => exit::OK,
-    }
-}
-
-/// A session folder whose log never got an event is removed.
-fn discard_if_empty(dir: &Path) {
-    let log = dir.join("events.jsonl");
-    let empty = std::fs::metadata(&log).map(|m| m.len() == 0).unwrap_or(true);
-    if empty {
-        let _ = std::fs::remove_dir_all(dir);
     }
 }
 

@@ -82,6 +82,18 @@ impl LlmReasoner {
         })
     }
 
+    /// A reasoner for another session: the same endpoints (their clients and
+    /// connections) and prompts, with its own passage cache and pending usage.
+    pub fn for_session(&self) -> Self {
+        Self {
+            config: self.config.clone(),
+            endpoints: self.endpoints.clone(),
+            prompts: self.prompts.clone(),
+            cache: PassageCache::default(),
+            pending: Mutex::new(Vec::new()),
+        }
+    }
+
     pub fn endpoints(&self) -> &[Arc<Endpoint>] {
         &self.endpoints
     }
