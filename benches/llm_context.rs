@@ -82,7 +82,10 @@ fn session(
         let sink = MemorySink::default();
         let parts = EngineParts {
             reasoner,
-            search: Arc::new(SearchRouter::new(vec![vec![provider]], &settings.search)),
+            search: Arc::new(SearchRouter::new(
+                vec![vec![provider]],
+                &sleuth::search::RouterSettings { backoff_min_ms: 1, ..Default::default() },
+            )),
             texts: Arc::new(MemoryTexts::default()),
             memory: Arc::new(InMemoryStore::new(MemorySettings::default())) as Arc<dyn MemoryStore>,
             log: Box::new(sink.clone()),
@@ -124,7 +127,6 @@ fn settings(preset: Preset) -> EngineSettings {
     // Run every iteration the preset allows (no early stop on a plateau).
     s.decide.diminishing_returns_threshold = 0.0;
     s.decide.convergence_similarity = 1.01;
-    s.search.backoff_min_ms = 1;
     s
 }
 

@@ -221,7 +221,7 @@ async fn search_phase(searxng: &str) -> (Duration, usize) {
     let searx: Arc<dyn SearchProvider> = Arc::new(Searxng::new(searxng, web).unwrap());
     let parts = EngineParts {
         reasoner: Arc::new(SixQueries),
-        search: Arc::new(SearchRouter::new(vec![vec![searx]], &settings.search)),
+        search: Arc::new(SearchRouter::new(vec![vec![searx]], &sleuth::search::RouterSettings::default())),
         texts: Arc::new(MemoryTexts::default()),
         memory: Arc::new(InMemoryStore::new(MemorySettings::default())),
         log: Box::new(MemorySink::default()),

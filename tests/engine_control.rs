@@ -148,7 +148,14 @@ async fn a_detached_session_resumes_from_its_replayed_log() {
     let log = sink.clone();
     let parts = sleuth::engine::EngineParts {
         reasoner: Arc::new(ScriptedReasoner::new(turns)),
-        search: Arc::new(sleuth::search::SearchRouter::new(vec![vec![provider]], &s.search)),
+        search: Arc::new(sleuth::search::SearchRouter::new(
+            vec![vec![provider]],
+            &sleuth::search::RouterSettings {
+                backoff_min_ms: 1,
+                backoff_max_ms: 5,
+                ..sleuth::search::RouterSettings::default()
+            },
+        )),
         texts: Arc::new(sleuth::engine::ports::MemoryTexts::default()),
         memory: Arc::new(sleuth::engine::memory::InMemoryStore::default()),
         log: Box::new(log),

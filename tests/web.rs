@@ -158,8 +158,12 @@ async fn a_failing_tavily_falls_back_to_brave() {
 }
 
 fn router(p: Arc<dyn SearchProvider>, attempts: u32) -> SearchRouter {
-    let mut s = support::settings(1).search;
-    s.attempts = attempts;
+    let s = sleuth::search::RouterSettings {
+        attempts,
+        backoff_min_ms: 1,
+        backoff_max_ms: 5,
+        ..sleuth::search::RouterSettings::default()
+    };
     SearchRouter::new(vec![vec![p]], &s)
 }
 

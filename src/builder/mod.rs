@@ -100,9 +100,8 @@ impl Runtime {
         let chains = providers.build_chains(&config.search.chains, progress)?;
         let snapshot = config.snapshot();
         let redactor = Redactor::from_config(&snapshot);
-        let memory: Arc<dyn MemoryStore> =
-            Arc::new(FileMemoryStore::open(&paths.memory_file(), config.memory.clone()));
-        let search = Arc::new(SearchRouter::new(chains.clone(), &config.search));
+        let memory: Arc<dyn MemoryStore> = Arc::new(FileMemoryStore::open(&paths.memory_file(), config.memory.clone()));
+        let search = Arc::new(SearchRouter::new(chains.clone(), &config.search.router()));
         let sessions = SessionStore::new(paths.sessions_dir());
         Ok(Self { paths, config, snapshot, redactor, providers, chains, search, llm, memory, sessions })
     }
@@ -179,7 +178,7 @@ impl Runtime {
     pub fn parts(&self, dir: &SessionDir, log: Box<dyn EventSink>) -> EngineParts {
         EngineParts {
             reasoner: self.reasoner(),
-            search: Arc::new(SearchRouter::new(self.chains.clone(), &self.config.search)),
+            search: Arc::new(SearchRouter::new(self.chains.clone(), &self.config.search.router())),
             texts: Arc::new(DirTexts::new(dir.sources_dir())),
             memory: self.memory.clone(),
             log,
@@ -215,7 +214,7 @@ fn settings_from(config: &Config, snapshot: serde_json::Value, id: &str) -> Engi
     s.evaluate = config.evaluate.clone();
     s.refine = config.refine.clone();
     s.review = config.review.clone();
-    s.search = config.search.clone();
+    s.search = config.search.engine();
     s.memory = config.memory.clone();
     s.source_mode = config.research.source_mode;
     s.tiers = TierTable::new(config.source_tiers.clone());

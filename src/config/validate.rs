@@ -90,7 +90,7 @@ pub fn validate(c: &Config) -> Vec<Invalid> {
             });
         }
     }
-    for e in crate::tui::keymap::validate(&c.tui.keys) {
+    for e in super::keymap::validate(&c.tui.keys) {
         v.push(Invalid { key: e.key, message: e.message });
     }
     v

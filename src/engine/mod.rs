@@ -4,6 +4,7 @@
 
 pub mod caveats;
 pub mod citations;
+pub mod command;
 pub mod convergence;
 pub mod decide;
 pub mod dedupe;

@@ -270,6 +270,12 @@ pub enum Event {
     },
     OutputForced,
     CancelRequested,
+    /// A command the session could not take (an answer to a question that
+    /// is not open, a second start), recorded so every front end can show it.
+    CommandRejected {
+        command: String,
+        reason: String,
+    },
     /// A batch of streamed report text.
     ReportDelta {
         text: String,
@@ -319,6 +325,7 @@ impl Event {
             Event::MemoryStored { .. } => "memory_stored",
             Event::OutputForced => "output_forced",
             Event::CancelRequested => "cancel_requested",
+            Event::CommandRejected { .. } => "command_rejected",
             Event::ReportDelta { .. } => "report_delta",
             Event::ReportWritten { .. } => "report_written",
             Event::Verified { .. } => "verified",

@@ -9,7 +9,6 @@
 pub mod app;
 mod config;
 pub mod keymap;
-mod keyspec;
 pub mod msg;
 pub mod picker;
 pub mod prompt;
