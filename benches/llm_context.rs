@@ -5,6 +5,7 @@
 //! criterion timings of prompt building with compaction.
 //!
 //! `cargo bench --bench llm_context`
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 #[path = "../tests/llm_support/mod.rs"]
 mod llm_support;

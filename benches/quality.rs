@@ -12,6 +12,7 @@
 //!
 //! Uses `SLEUTH_HOME` (or the platform data dir) for the index; builds it
 //! on first use.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

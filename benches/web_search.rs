@@ -10,6 +10,7 @@
 //! cap means the last two are alike, not three times apart.
 //!
 //! `cargo bench --bench web_search`
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Command, Stdio};

@@ -2,6 +2,7 @@
 //! steering, Cancel and ForceOutput mid-run, resume from a replayed log,
 //! circuit breaker and degraded mode, provider fallback, reformulation,
 //! fabricated quotes, and a reasoner that keeps failing.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 mod support;
 

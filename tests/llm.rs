@@ -1,6 +1,7 @@
 //! The LLM reasoner against a real HTTP server on loopback (wiremock)
 //! playing an OpenAI-compatible endpoint: whole sessions through the
 //! engine, and each fault a real endpoint produces.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 #[path = "llm_support/mod.rs"]
 mod llm_support;

@@ -2,6 +2,7 @@
 //! or a log, an unreachable endpoint fails fast with the URL and the fix,
 //! and `sleuth doctor` reports on the endpoint. `SLEUTH_HOME` is a temp dir
 //! in every test.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 #[path = "llm_support/mod.rs"]
 mod llm_support;

@@ -1,6 +1,7 @@
 //! The embedded defaults end to end: a real tantivy index of a folder made
 //! here (with the kinds of bad input real folders hold), the local provider,
 //! the built-in reasoner in the real engine, and the real binary.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 use std::path::Path;
 use std::sync::Arc;

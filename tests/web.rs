@@ -2,6 +2,7 @@
 //! SearXNG, Tavily and Brave answering in their documented JSON shapes,
 //! pages good and bad, tiers and modes, the quality report's refinement
 //! reaching the next queries, and resilience (fallback, 429, 5xx, timeouts).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 #[path = "web/mock.rs"]
 mod mock;

@@ -83,7 +83,7 @@ pub fn on_command(
             events
         }
         Command::Answer { ask_id, answer } => {
-            if !state.open_ask().is_some_and(|a| &a.ask_id == ask_id) {
+            if state.open_ask().is_none_or(|a| &a.ask_id != ask_id) {
                 return Err(Rejected::new("answer", format!("no open question has the id {ask_id}")));
             }
             vec![Event::AskAnswered { ask_id: ask_id.clone(), answer: answer.clone() }]

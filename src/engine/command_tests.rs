@@ -207,7 +207,7 @@ fn answer(id: &str) -> Command {
 }
 
 fn run(state: &SessionState, cmd: &Command) -> Result<Vec<Event>, Rejected> {
-    on_command(state, cmd, |q| header(q))
+    on_command(state, cmd, header)
 }
 
 #[test]
