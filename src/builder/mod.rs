@@ -208,7 +208,7 @@ impl Runtime {
 fn settings_from(config: &Config, snapshot: serde_json::Value, id: &str) -> EngineSettings {
     let preset = config.research.preset;
     let mut s = EngineSettings::with_limits(id, config.limits.resolve(preset));
-    s.preset = preset.as_str().to_string();
+    s.preset = preset.into();
     s.step_mode = config.research.step_mode;
     s.decide = config.decide.clone();
     s.evaluate = config.evaluate.clone();

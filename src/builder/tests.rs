@@ -1,5 +1,6 @@
 use super::*;
 use crate::config::Preset;
+use crate::engine::preset::SessionPreset;
 
 fn corpus_config(home: &std::path::Path) -> Config {
     let docs = home.join("docs");
@@ -67,7 +68,7 @@ async fn a_new_session_is_locked_logged_and_set_from_the_configuration() {
     let dir = &prepared.created.dir;
     assert!(dir.log_path().is_file() && dir.sources_dir().is_dir());
     assert_eq!(prepared.settings.session_id, dir.id);
-    assert_eq!(prepared.settings.preset, "simple");
+    assert_eq!(prepared.settings.preset, SessionPreset::Named(Preset::Simple));
     assert_eq!(prepared.settings.limits, rt.config().limits.resolve(Preset::Simple));
     assert_eq!(&prepared.settings.config_snapshot, rt.snapshot());
     assert_eq!(rt.sessions().resolve("last").expect("listed"), dir.id);
@@ -81,7 +82,7 @@ async fn research_choices_made_at_the_start_change_the_settings_and_the_snapshot
     research.preset = Preset::Deep;
     research.step_mode = true;
     let s = rt.settings_with("x", &research);
-    assert_eq!(s.preset, "deep");
+    assert_eq!(s.preset, SessionPreset::Named(Preset::Deep));
     assert!(s.step_mode);
     assert_eq!(s.limits, rt.config().limits.resolve(Preset::Deep));
     assert_eq!(s.config_snapshot["research"]["preset"], "deep");

@@ -23,7 +23,7 @@ pub async fn execute(global: &GlobalArgs, args: ForkArgs) -> anyhow::Result<u8> 
         if overrides.is_empty() { None } else { Some(recorded_config(&setup.config, &header, &overrides)?.config) };
     let retune = |h: &mut SessionHeader| {
         if let Some(cfg) = &retuned {
-            h.preset = cfg.research.preset.as_str().to_string();
+            h.preset = cfg.research.preset.into();
             h.limits = cfg.limits.resolve(cfg.research.preset);
             h.step_mode = cfg.research.step_mode;
             h.config = cfg.snapshot();

@@ -17,6 +17,7 @@ pub mod monitor;
 pub mod next;
 mod phases;
 pub mod ports;
+pub mod preset;
 pub mod protocol;
 pub mod quality;
 pub mod reasoner;

@@ -6,6 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::preset::SessionPreset;
+
 pub use super::imported::{ImportedContext, ImportedSource};
 use super::model::{
     Clarification, Critique, Decision, Draft, Evaluation, Outcome, PlannedQuery, QualityReport, Refinement, Reflection,
@@ -105,7 +107,7 @@ pub struct SessionHeader {
     pub sleuth_version: String,
     pub session_id: String,
     pub question: String,
-    pub preset: String,
+    pub preset: SessionPreset,
     pub limits: Limits,
     pub step_mode: bool,
     pub reasoner: String,

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::memory::MemorySettings;
 use super::model::{ConfidenceWeights, DimensionWeights};
+use super::preset::SessionPreset;
 use super::protocol::{ForkOrigin, ImportedContext, Limits};
 use super::tiers::{SourceMode, TierTable};
 
@@ -179,7 +180,7 @@ impl Default for SearchSettings {
 #[derive(Debug, Clone, PartialEq)]
 pub struct EngineSettings {
     pub session_id: String,
-    pub preset: String,
+    pub preset: SessionPreset,
     pub limits: Limits,
     pub step_mode: bool,
     pub decide: DecideSettings,
@@ -207,7 +208,7 @@ impl EngineSettings {
     pub fn with_limits(session_id: impl Into<String>, limits: Limits) -> Self {
         Self {
             session_id: session_id.into(),
-            preset: "custom".into(),
+            preset: SessionPreset::Custom,
             limits,
             step_mode: false,
             decide: DecideSettings::default(),
