@@ -309,7 +309,7 @@ impl Engine {
             sleuth_version: env!("CARGO_PKG_VERSION").to_string(),
             session_id: s.session_id.clone(),
             question,
-            preset: s.preset.clone(),
+            preset: s.preset,
             limits: s.limits.clone(),
             step_mode: s.step_mode,
             reasoner: self.reasoner.name(),
