@@ -4,6 +4,7 @@
 //! - six queries against a provider that answers after 200 ms: the SEARCH
 //!   phase's wall time (target < 300 ms: queries run in parallel), and the
 //!   same with `search.concurrency = 1` for comparison.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 #[path = "../tests/support/mod.rs"]
 mod support;

@@ -5,6 +5,7 @@
 //! criterion timings of prompt building with compaction.
 //!
 //! `cargo bench --bench llm_context`
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 #[path = "../tests/llm_support/mod.rs"]
 mod llm_support;
@@ -82,7 +83,10 @@ fn session(
         let sink = MemorySink::default();
         let parts = EngineParts {
             reasoner,
-            search: Arc::new(SearchRouter::new(vec![vec![provider]], &settings.search)),
+            search: Arc::new(SearchRouter::new(
+                vec![vec![provider]],
+                &sleuth::search::RouterSettings { backoff_min_ms: 1, ..Default::default() },
+            )),
             texts: Arc::new(MemoryTexts::default()),
             memory: Arc::new(InMemoryStore::new(MemorySettings::default())) as Arc<dyn MemoryStore>,
             log: Box::new(sink.clone()),
@@ -124,7 +128,6 @@ fn settings(preset: Preset) -> EngineSettings {
     // Run every iteration the preset allows (no early stop on a plateau).
     s.decide.diminishing_returns_threshold = 0.0;
     s.decide.convergence_similarity = 1.01;
-    s.search.backoff_min_ms = 1;
     s
 }
 

@@ -160,7 +160,7 @@ async fn answer(
     let provider: Arc<dyn SearchProvider> = pages;
     let parts = EngineParts {
         reasoner,
-        search: Arc::new(SearchRouter::new(vec![vec![provider]], &settings.search)),
+        search: Arc::new(SearchRouter::new(vec![vec![provider]], &sleuth::search::RouterSettings::default())),
         texts: Arc::new(MemoryTexts::default()),
         memory: Arc::new(InMemoryStore::new(MemorySettings::default())) as Arc<dyn MemoryStore>,
         log: Box::new(sink.clone()),

@@ -12,6 +12,7 @@
 //!
 //! Uses `SLEUTH_HOME` (or the platform data dir) for the index; builds it
 //! on first use.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -83,13 +84,13 @@ async fn run_one(q: &Question, corpus: &Arc<LocalCorpus>, config: &Config) -> Ro
     settings.evaluate = config.evaluate.clone();
     settings.refine = config.refine.clone();
     settings.review = config.review.clone();
-    settings.search = config.search.clone();
+    settings.search = config.search.engine();
     // Sessions stay independent: no lessons carried from one question to the next.
     settings.memory.enabled = false;
     let rarity: Arc<dyn Rarity> = corpus.clone();
     let parts = EngineParts {
         reasoner: Arc::new(BuiltinReasoner::new(config.builtin.clone(), Some(rarity), 1.0)),
-        search: Arc::new(SearchRouter::new(vec![vec![provider]], &settings.search)),
+        search: Arc::new(SearchRouter::new(vec![vec![provider]], &config.search.router())),
         texts: Arc::new(MemoryTexts::default()),
         memory: Arc::new(InMemoryStore::new(MemorySettings::default())) as Arc<dyn MemoryStore>,
         log: Box::new(MemorySink::default()),

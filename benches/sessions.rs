@@ -2,6 +2,7 @@
 //! (lock, load, replay, open for appending) and appending one event
 //! (flushed per event, synced twice per iteration as the engine does).
 //! The log is written by the real engine with the tests' scripted parts.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 #[path = "../tests/support/mod.rs"]
 mod support;

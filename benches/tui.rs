@@ -5,6 +5,7 @@
 //!   time, counting redraws (target: at most 30 a second).
 //!
 //! Idle CPU of the real binary is measured by `bench/idle_cpu.sh`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 use std::hint::black_box;
 use std::io;

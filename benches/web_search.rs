@@ -10,6 +10,7 @@
 //! cap means the last two are alike, not three times apart.
 //!
 //! `cargo bench --bench web_search`
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Command, Stdio};
@@ -221,7 +222,7 @@ async fn search_phase(searxng: &str) -> (Duration, usize) {
     let searx: Arc<dyn SearchProvider> = Arc::new(Searxng::new(searxng, web).unwrap());
     let parts = EngineParts {
         reasoner: Arc::new(SixQueries),
-        search: Arc::new(SearchRouter::new(vec![vec![searx]], &settings.search)),
+        search: Arc::new(SearchRouter::new(vec![vec![searx]], &sleuth::search::RouterSettings::default())),
         texts: Arc::new(MemoryTexts::default()),
         memory: Arc::new(InMemoryStore::new(MemorySettings::default())),
         log: Box::new(MemorySink::default()),

@@ -2,6 +2,7 @@
 //! headless; `search` and the reasoners are its parts; `session` keeps every
 //! event on disk; the TUI and the headless printer consume the same events.
 
+pub mod builder;
 pub mod builtin;
 pub mod cli;
 pub mod config;

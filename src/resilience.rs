@@ -1,5 +1,6 @@
 //! Retry with exponential backoff and jitter (backon), honouring a server's
-//! `Retry-After`. Shared by search providers and the LLM client.
+//! `Retry-After`. Shared by search providers and the LLM client; an error
+//! type says whether it is worth another try by implementing `RetryClass`.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -14,16 +15,6 @@ pub trait RetryClass {
     /// How long the server asked us to wait, if it said.
     fn retry_after(&self) -> Option<Duration> {
         None
-    }
-}
-
-impl RetryClass for crate::search::ProviderError {
-    fn is_transient(&self) -> bool {
-        crate::search::ProviderError::is_transient(self)
-    }
-
-    fn retry_after(&self) -> Option<Duration> {
-        crate::search::ProviderError::retry_after(self)
     }
 }
 
@@ -78,7 +69,36 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::ProviderError;
+
+    /// An error of the shape adapters have: transient or not, maybe a wait.
+    #[derive(Debug, PartialEq)]
+    enum ProviderError {
+        Transient { retry_after: Option<Duration> },
+        Permanent,
+    }
+
+    impl ProviderError {
+        fn transient(_: &str) -> Self {
+            ProviderError::Transient { retry_after: None }
+        }
+
+        fn permanent(_: &str) -> Self {
+            ProviderError::Permanent
+        }
+    }
+
+    impl RetryClass for ProviderError {
+        fn is_transient(&self) -> bool {
+            matches!(self, ProviderError::Transient { .. })
+        }
+
+        fn retry_after(&self) -> Option<Duration> {
+            match self {
+                ProviderError::Transient { retry_after } => *retry_after,
+                ProviderError::Permanent => None,
+            }
+        }
+    }
 
     fn policy() -> RetryPolicy {
         RetryPolicy::new(3, 10, 100, 30)
@@ -108,7 +128,7 @@ mod tests {
         let calls = AtomicU32::new(0);
         let (r, _) = retry(policy(), || async {
             if calls.fetch_add(1, Ordering::SeqCst) == 0 {
-                Err(ProviderError::Transient { message: "429".into(), retry_after: Some(Duration::from_secs(2)) })
+                Err(ProviderError::Transient { retry_after: Some(Duration::from_secs(2)) })
             } else {
                 Ok(())
             }
@@ -122,7 +142,7 @@ mod tests {
         let calls = AtomicU32::new(0);
         let _ = retry(policy(), || async {
             if calls.fetch_add(1, Ordering::SeqCst) == 0 {
-                Err(ProviderError::Transient { message: "429".into(), retry_after: Some(Duration::from_secs(3600)) })
+                Err(ProviderError::Transient { retry_after: Some(Duration::from_secs(3600)) })
             } else {
                 Ok(())
             }

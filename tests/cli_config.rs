@@ -1,5 +1,6 @@
 //! The real binary with bad configuration: a clear error naming the file,
 //! the line and the key, a non-zero exit, and no panic.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 use assert_cmd::Command;
 

@@ -1,6 +1,7 @@
 //! The real `sleuth` binary on session folders written by the real engine
 //! (scripted parts), with SLEUTH_HOME in a temp dir: sessions, resume's
 //! lock message, fork, export (and its redaction), stats, memory.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 mod support;
 

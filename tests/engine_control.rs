@@ -2,6 +2,7 @@
 //! steering, Cancel and ForceOutput mid-run, resume from a replayed log,
 //! circuit breaker and degraded mode, provider fallback, reformulation,
 //! fabricated quotes, and a reasoner that keeps failing.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 mod support;
 
@@ -148,7 +149,14 @@ async fn a_detached_session_resumes_from_its_replayed_log() {
     let log = sink.clone();
     let parts = sleuth::engine::EngineParts {
         reasoner: Arc::new(ScriptedReasoner::new(turns)),
-        search: Arc::new(sleuth::search::SearchRouter::new(vec![vec![provider]], &s.search)),
+        search: Arc::new(sleuth::search::SearchRouter::new(
+            vec![vec![provider]],
+            &sleuth::search::RouterSettings {
+                backoff_min_ms: 1,
+                backoff_max_ms: 5,
+                ..sleuth::search::RouterSettings::default()
+            },
+        )),
         texts: Arc::new(sleuth::engine::ports::MemoryTexts::default()),
         memory: Arc::new(sleuth::engine::memory::InMemoryStore::default()),
         log: Box::new(log),

@@ -1,6 +1,7 @@
 //! One run per decision branch, with the scripted reasoner and provider;
 //! each asserts the recorded decision reasons and that replaying the log
 //! rebuilds the live state exactly.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 mod support;
 

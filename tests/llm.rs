@@ -1,6 +1,7 @@
 //! The LLM reasoner against a real HTTP server on loopback (wiremock)
 //! playing an OpenAI-compatible endpoint: whole sessions through the
 //! engine, and each fault a real endpoint produces.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 #[path = "llm_support/mod.rs"]
 mod llm_support;
@@ -103,7 +104,14 @@ async fn session(r: Arc<LlmReasoner>, settings: EngineSettings, docs: usize, log
     let provider: Arc<dyn SearchProvider> = Arc::new(ScriptedProvider::new("web", corpus(docs)));
     let parts = EngineParts {
         reasoner: r,
-        search: Arc::new(SearchRouter::new(vec![vec![provider]], &settings.search)),
+        search: Arc::new(SearchRouter::new(
+            vec![vec![provider]],
+            &sleuth::search::RouterSettings {
+                backoff_min_ms: 1,
+                backoff_max_ms: 5,
+                ..sleuth::search::RouterSettings::default()
+            },
+        )),
         texts: Arc::new(MemoryTexts::default()),
         memory: Arc::new(InMemoryStore::new(MemorySettings::default())) as Arc<dyn MemoryStore>,
         log,
@@ -425,7 +433,14 @@ async fn every_prompt_fits_the_context_window_as_sources_pile_up() {
     let provider: Arc<dyn SearchProvider> = Arc::new(ScriptedProvider::new("web", docs));
     let parts = EngineParts {
         reasoner: reasoner(&c),
-        search: Arc::new(SearchRouter::new(vec![vec![provider]], &settings.search)),
+        search: Arc::new(SearchRouter::new(
+            vec![vec![provider]],
+            &sleuth::search::RouterSettings {
+                backoff_min_ms: 1,
+                backoff_max_ms: 5,
+                ..sleuth::search::RouterSettings::default()
+            },
+        )),
         texts: Arc::new(MemoryTexts::default()),
         memory: Arc::new(InMemoryStore::new(MemorySettings::default())) as Arc<dyn MemoryStore>,
         log: Box::new(MemorySink::default()),

@@ -2,6 +2,7 @@
 //! or a log, an unreachable endpoint fails fast with the URL and the fix,
 //! and `sleuth doctor` reports on the endpoint. `SLEUTH_HOME` is a temp dir
 //! in every test.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 #[path = "llm_support/mod.rs"]
 mod llm_support;
@@ -127,7 +128,14 @@ async fn a_session_log_keeps_the_key_out_even_when_the_server_echoes_it() {
     let provider: Arc<dyn SearchProvider> = Arc::new(ScriptedProvider::new("web", corpus(6)));
     let parts = EngineParts {
         reasoner,
-        search: Arc::new(SearchRouter::new(vec![vec![provider]], &settings.search)),
+        search: Arc::new(SearchRouter::new(
+            vec![vec![provider]],
+            &sleuth::search::RouterSettings {
+                backoff_min_ms: 1,
+                backoff_max_ms: 5,
+                ..sleuth::search::RouterSettings::default()
+            },
+        )),
         texts: Arc::new(MemoryTexts::default()),
         memory: Arc::new(InMemoryStore::new(MemorySettings::default())) as Arc<dyn MemoryStore>,
         log: Box::new(LogWriter::open(&dir.log_path()).unwrap()),

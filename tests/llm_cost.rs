@@ -46,8 +46,6 @@ fn preset_settings(preset: Preset) -> EngineSettings {
     let mut s = EngineSettings::with_limits("cost", preset.limits());
     s.limits.time_limit_secs = 0;
     s.limits.cost_budget_usd = 0.0;
-    s.search.backoff_min_ms = 1;
-    s.search.backoff_max_ms = 5;
     s
 }
 
@@ -61,7 +59,10 @@ async fn session(
     let sink = MemorySink::default();
     let parts = EngineParts {
         reasoner: r,
-        search: Arc::new(SearchRouter::new(vec![vec![provider]], &settings.search)),
+        search: Arc::new(SearchRouter::new(
+            vec![vec![provider]],
+            &sleuth::search::RouterSettings { backoff_min_ms: 1, backoff_max_ms: 5, ..Default::default() },
+        )),
         texts: Arc::new(MemoryTexts::default()),
         memory: Arc::new(InMemoryStore::new(MemorySettings::default())) as Arc<dyn MemoryStore>,
         log: Box::new(sink.clone()),

@@ -1,6 +1,7 @@
 //! The embedded defaults end to end: a real tantivy index of a folder made
 //! here (with the kinds of bad input real folders hold), the local provider,
 //! the built-in reasoner in the real engine, and the real binary.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 use std::path::Path;
 use std::sync::Arc;
@@ -156,14 +157,19 @@ fn limits() -> Limits {
 /// Runs a session on the corpus; answers an ASK with the option that
 /// contains `answer_with` (or the first).
 async fn session(corpus: Arc<LocalCorpus>, question: &str, answer_with: &str) -> (SessionState, Vec<Event>) {
-    let mut settings = EngineSettings::with_limits("test", limits());
-    settings.search.backoff_min_ms = 1;
-    settings.search.backoff_max_ms = 2;
+    let settings = EngineSettings::with_limits("test", limits());
     let provider: Arc<dyn SearchProvider> = Arc::new(LocalProvider::new(corpus.clone(), 1));
     let rarity: Arc<dyn Rarity> = corpus;
     let parts = EngineParts {
         reasoner: Arc::new(BuiltinReasoner::new(BuiltinConfig::default(), Some(rarity), 1.0)),
-        search: Arc::new(SearchRouter::new(vec![vec![provider]], &settings.search)),
+        search: Arc::new(SearchRouter::new(
+            vec![vec![provider]],
+            &sleuth::search::RouterSettings {
+                backoff_min_ms: 1,
+                backoff_max_ms: 5,
+                ..sleuth::search::RouterSettings::default()
+            },
+        )),
         texts: Arc::new(MemoryTexts::default()),
         memory: Arc::new(InMemoryStore::new(MemorySettings::default())) as Arc<dyn MemoryStore>,
         log: Box::new(MemorySink::default()),

@@ -2,6 +2,7 @@
 //! SearXNG, Tavily and Brave answering in their documented JSON shapes,
 //! pages good and bad, tiers and modes, the quality report's refinement
 //! reaching the next queries, and resilience (fallback, 429, 5xx, timeouts).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 #[path = "web/mock.rs"]
 mod mock;
@@ -158,8 +159,12 @@ async fn a_failing_tavily_falls_back_to_brave() {
 }
 
 fn router(p: Arc<dyn SearchProvider>, attempts: u32) -> SearchRouter {
-    let mut s = support::settings(1).search;
-    s.attempts = attempts;
+    let s = sleuth::search::RouterSettings {
+        attempts,
+        backoff_min_ms: 1,
+        backoff_max_ms: 5,
+        ..sleuth::search::RouterSettings::default()
+    };
     SearchRouter::new(vec![vec![p]], &s)
 }
 

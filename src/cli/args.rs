@@ -195,7 +195,7 @@ pub struct ResearchArgs {
 impl ResearchArgs {
     pub fn apply(&self, o: &mut Overrides) {
         if let Some(p) = self.preset {
-            o.set("research.preset", p.as_str(), "--preset");
+            typed(o, "research.preset", p, "--preset");
         }
         let mut limit = |key: &str, v: Option<i64>, flag: &str| {
             if let Some(v) = v {
@@ -211,14 +211,23 @@ impl ResearchArgs {
             o.set("limits.cost_budget_usd", c, "--cost-budget");
         }
         if let Some(r) = self.reasoner {
-            o.set("research.reasoner", if r == ReasonerKind::Llm { "llm" } else { "builtin" }, "--reasoner");
+            typed(o, "research.reasoner", r, "--reasoner");
         }
         if let Some(m) = self.mode {
-            o.set("research.source_mode", m.as_str(), "--mode");
+            typed(o, "research.source_mode", m, "--mode");
         }
         if self.step {
             o.set("research.step_mode", true, "--step");
         }
+    }
+}
+
+/// A typed flag's value as the config reads it: written by the type's own
+/// serde names, never by a second hand-kept list of strings.
+fn typed(o: &mut Overrides, key: &str, value: impl serde::Serialize, flag: &str) {
+    match toml::Value::try_from(value) {
+        Ok(v) => o.set(key, v, flag),
+        Err(e) => tracing::warn!(%key, error = %e, "flag value not representable; ignored"),
     }
 }
 

@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use super::args::DoctorArgs;
 use super::{exit, setup};
+use crate::builder::Providers;
 use crate::config::ReasonerKind;
 use crate::llm::probe::{EndpointReport, MODES_FILE, SchemaSupport, diagnose, remember_modes};
 use crate::llm::{LlmReasoner, StructuredMode};
 use crate::search::SearchQuery;
-use crate::search::registry::{BuildContext, build};
 use crate::text::sanitize_inline;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -199,8 +199,7 @@ fn endpoint_rows(r: &EndpointReport, needed: bool, rows: &mut Vec<Row>) {
 }
 
 async fn search_rows(setup: &setup::Setup, query: &str, rows: &mut Vec<Row>) {
-    let progress = |line: &str| eprintln!("{line}");
-    let ctx = BuildContext { config: &setup.config, paths: &setup.paths, progress: &progress };
+    let providers = Providers::new(&setup.config, &setup.paths);
     for (i, chain) in setup.config.search.chains.iter().enumerate() {
         let chain_row = rows.len();
         rows.push(row(format!("search chain {}", i + 1), Status::Fail, chain.join(" → ")));
@@ -208,7 +207,7 @@ async fn search_rows(setup: &setup::Setup, query: &str, rows: &mut Vec<Row>) {
         let mut chain_rows = Vec::new();
         for name in chain {
             let check = format!("  provider {name}");
-            let provider = match build(name, &ctx) {
+            let provider = match providers.build(name, &setup::progress) {
                 Ok(p) => p,
                 Err(e) => {
                     chain_rows.push(row(check, Status::Fail, e.to_string()));

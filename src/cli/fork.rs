@@ -11,26 +11,27 @@ use super::resume::{continue_session, frontend, header_of};
 use super::setup;
 use crate::engine::protocol::SessionHeader;
 use crate::session::fork::{Retune, fork_session};
-use crate::session::{SessionDir, new_session_id, resolve_id};
+use crate::session::{SessionStore, new_session_id};
 
 pub async fn execute(global: &GlobalArgs, args: ForkArgs) -> anyhow::Result<u8> {
     let setup = setup::load(global, Some(&args.research))?;
-    let root = setup.paths.sessions_dir();
-    let source = resolve_id(&root, &args.id)?;
-    let header = header_of(&SessionDir::new(&root, &source))?;
+    let store = SessionStore::new(setup.paths.sessions_dir());
+    let source = store.resolve(&args.id)?;
+    let header = header_of(&store.dir(&source))?;
     let overrides = setup::overrides(global, Some(&args.research))?;
     let retuned =
         if overrides.is_empty() { None } else { Some(recorded_config(&setup.config, &header, &overrides)?.config) };
     let retune = |h: &mut SessionHeader| {
         if let Some(cfg) = &retuned {
-            h.preset = cfg.research.preset.as_str().to_string();
+            h.preset = cfg.research.preset.into();
             h.limits = cfg.limits.resolve(cfg.research.preset);
             h.step_mode = cfg.research.step_mode;
             h.config = cfg.snapshot();
         }
     };
     let new_id = new_session_id();
-    let forked = fork_session(&root, &source, args.from, &new_id, retuned.as_ref().map(|_| &retune as Retune<'_>))?;
+    let forked =
+        fork_session(store.root(), &source, args.from, &new_id, retuned.as_ref().map(|_| &retune as Retune<'_>))?;
     eprintln!(
         "forked session {source} at iteration {} as session {new_id}: {} events shared, {} left behind{}",
         args.from,

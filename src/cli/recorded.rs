@@ -5,7 +5,7 @@
 //! flags given to the command override it for that run. Only the display
 //! preferences ([tui], [log]) come from the current configuration.
 
-use crate::config::{Config, LimitOverrides, Overrides, Preset};
+use crate::config::{Config, LimitOverrides, Overrides};
 use crate::engine::protocol::SessionHeader;
 
 pub struct Recorded {
@@ -21,7 +21,7 @@ pub fn recorded_config(current: &Config, header: &SessionHeader, overrides: &Ove
             // Written by a sleuth with other config keys: keep what the
             // header states outright (preset, limits, step mode).
             let mut c = current.clone();
-            if let Ok(p) = header.preset.parse::<Preset>() {
+            if let Some(p) = header.preset.named() {
                 c.research.preset = p;
             }
             let l = &header.limits;
@@ -49,6 +49,7 @@ pub fn recorded_config(current: &Config, header: &SessionHeader, overrides: &Ove
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Preset;
     use crate::engine::protocol::{Limits, SCHEMA_VERSION};
 
     fn header(config: serde_json::Value) -> SessionHeader {

@@ -15,10 +15,7 @@ use crate::engine::Engine;
 use crate::engine::protocol::{Command, Event, SessionHeader};
 use crate::engine::state::SessionState;
 use crate::session::follow_up::prepare_follow_up;
-use crate::session::{
-    NewSessionLog, OpenedSession, Redactor, SessionDir, new_session_id, open_session, read_log, resolve_id,
-    staging_path,
-};
+use crate::session::{NewSessionLog, OpenedSession, Redactor, SessionDir, SessionStore, new_session_id, read_log};
 
 /// Which front end continues a session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,7 +32,7 @@ pub(super) fn frontend(headless: bool, json: bool) -> Frontend {
 
 pub async fn execute(global: &GlobalArgs, args: ResumeArgs) -> anyhow::Result<u8> {
     let setup = setup::load(global, Some(&args.research))?;
-    let id = resolve_id(&setup.paths.sessions_dir(), &args.id)?;
+    let id = SessionStore::new(setup.paths.sessions_dir()).resolve(&args.id)?;
     if let Some(question) = &args.follow_up {
         return follow_up(global, setup, &args, &id, question).await;
     }
@@ -53,7 +50,9 @@ pub(super) async fn continue_session(
     json: bool,
     front: Frontend,
 ) -> anyhow::Result<u8> {
-    let opened = open_session(&setup.paths.sessions_dir(), id, setup::redactor(&setup))?;
+    let loaded = setup.config.snapshot();
+    let store = SessionStore::new(setup.paths.sessions_dir());
+    let opened = store.open(id, Redactor::from_config(&loaded))?;
     for notice in &opened.notices {
         eprintln!("note: {notice}");
     }
@@ -73,21 +72,22 @@ pub(super) async fn continue_session(
     if let Some(w) = &recorded.warning {
         eprintln!("warning: {w}");
     }
-    // Keys named by either configuration are blanked in what is written and printed.
-    let redactor = Redactor::from_configs(&[&setup.config.snapshot(), &recorded.config.snapshot()]);
-    setup.config = recorded.config;
     let mut opened = opened;
-    opened.log.set_redactor(redactor.clone());
     eprintln!(
         "resuming session {id}: {} events replayed, iteration {}, {}",
         opened.records.len(),
         opened.state.iteration(),
         opened.state.stage().label()
     );
+    let runtime = setup::runtime(&setup.paths, recorded.config.clone()).await?;
+    setup.config = recorded.config;
+    // Keys named by either configuration are blanked in what is written and printed.
+    let redactor = Redactor::from_configs(&[&loaded, runtime.snapshot()]);
+    opened.log.set_redactor(redactor.clone());
     let opts = HeadlessOptions { policy: ask.unwrap_or(setup.config.research.ask), json, redactor };
-    let settings = setup::engine_settings(&setup.config, id);
+    let settings = runtime.settings(id);
     let OpenedSession { dir, lock, state, log, .. } = opened;
-    let parts = setup::parts_with_log(&setup, &dir, Box::new(log))?;
+    let parts = runtime.parts(&dir, Box::new(log));
     let (engine, handle) = Engine::new(settings, parts, state.clone());
     let code = match front {
         Frontend::Headless => run_headless(engine, handle, None, opts, &dir).await,
@@ -112,35 +112,33 @@ async fn follow_up(
             "the follow-up question is empty; e.g. sleuth resume {prev_id} --follow-up \"And for async code?\""
         );
     }
-    let root = setup.paths.sessions_dir();
-    let header = header_of(&SessionDir::new(&root, prev_id))?;
+    let store = SessionStore::new(setup.paths.sessions_dir());
+    let header = header_of(&store.dir(prev_id))?;
     let overrides = setup::overrides(global, Some(&args.research))?;
     let recorded = recorded_config(&setup.config, &header, &overrides)?;
     if let Some(w) = &recorded.warning {
         eprintln!("warning: {w}");
     }
-    let redactor = Redactor::from_configs(&[&setup.config.snapshot(), &recorded.config.snapshot()]);
+    let loaded = setup.config.snapshot();
+    // Built before the new session's folder: a provider that cannot start
+    // leaves no half-made session behind.
+    let runtime = setup::runtime(&setup.paths, recorded.config.clone()).await?;
+    let redactor = Redactor::from_configs(&[&loaded, runtime.snapshot()]);
     setup.config = recorded.config;
     let new_id = new_session_id();
+    let root = store.root().to_path_buf();
     let (dir, imported) = prepare_follow_up(&root, prev_id, &new_id)?;
     eprintln!(
         "follow-up of session {prev_id} as session {new_id}: starting from its {} sources and {} findings",
         imported.sources.len(),
         imported.findings.len()
     );
-    let mut settings = setup::engine_settings(&setup.config, &new_id);
+    let mut settings = runtime.settings(&new_id);
     settings.follow_up_of = Some(prev_id.to_string());
     settings.imported = Some(imported);
     // The staged folder moves into place (locked) when the header is recorded.
     let log = NewSessionLog::new(&root, &new_id, redactor.clone());
-    let parts = match setup::parts_with_log(&setup, &dir, Box::new(log)) {
-        Ok(p) => p,
-        Err(e) => {
-            // Nothing was recorded: leave no half-made session behind.
-            let _ = std::fs::remove_dir_all(staging_path(&root, &new_id));
-            return Err(e);
-        }
-    };
+    let parts = runtime.parts(&dir, Box::new(log));
     let (engine, handle) = Engine::new(settings, parts, SessionState::default());
     match frontend(args.headless, args.json) {
         Frontend::Headless => {

@@ -3,14 +3,12 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
-
 use super::args::{GlobalArgs, OpenArgs, ResearchArgs, TuiArgs};
 use super::{exit, setup};
 use crate::engine::model::Outcome;
 use crate::engine::protocol::Command;
 use crate::engine::{Engine, SessionState};
-use crate::session::{SessionDir, new_session_id};
+use crate::session::SessionDir;
 use crate::tui::{self, LiveSession, Options, Tui};
 
 pub async fn start(
@@ -28,16 +26,14 @@ pub async fn start(
     if !tui::has_terminal() {
         return Err(tui::TuiError::NotATerminal.into());
     }
-    let id = new_session_id();
-    // The folder appears, locked until the engine lets it go, with the
-    // session's header: nothing exists while the corpus is indexed or the
-    // question is typed.
-    let dir = SessionDir::new(&setup.paths.sessions_dir(), &id);
-    std::fs::create_dir_all(setup.paths.sessions_dir())
-        .with_context(|| format!("cannot create the sessions folder {}", setup.paths.sessions_dir().display()))?;
     // Everything that may print (building the corpus index) happens before
-    // the TUI owns the terminal.
-    let parts = setup::parts(&setup, &dir)?;
+    // the TUI owns the terminal. The session's folder appears, locked until
+    // the engine lets it go, with its header: nothing exists while the corpus
+    // is indexed or the question is typed.
+    let runtime = setup::runtime(&setup.paths, setup.config.clone()).await?;
+    let prepared = runtime.new_session(runtime.redactor().clone())?;
+    let (dir, parts) = (prepared.dir, prepared.parts);
+    let id = dir.id.clone();
     let mut term = Tui::enter(setup.log.file.clone())?;
     let question = match question {
         Some(q) => q,
@@ -55,7 +51,7 @@ pub async fn start(
         }
     };
     tracing::info!(session = %id, "TUI session");
-    let settings = setup::engine_settings(&setup.config, &id);
+    let settings = runtime.settings_with(&id, &setup.config.research);
     let (engine, handle) = Engine::new(settings, parts, SessionState::default());
     handle.commands.send(Command::Start { question }).ok();
     let task = tokio::spawn(engine.run());

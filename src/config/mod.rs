@@ -3,9 +3,13 @@
 //! (`SLEUTH__SECTION__KEY`) < flags. Every key is documented with its
 //! default in `config.toml.example`.
 
+pub mod keymap;
+pub mod keyspec;
 mod load;
 mod presets;
 mod ranges;
+mod search;
+pub mod tui;
 mod validate;
 
 use std::collections::BTreeMap;
@@ -14,15 +18,16 @@ use serde::{Deserialize, Serialize};
 
 pub use load::{ConfigError, ConfigSource, Overrides, load};
 pub use presets::{LimitOverrides, Preset};
+pub use search::SearchConfig;
+pub use tui::TuiConfig;
 
 use crate::builtin::BuiltinConfig;
 use crate::engine::memory::MemorySettings;
-use crate::engine::settings::{DecideSettings, EvaluateSettings, RefineSettings, ReviewSettings, SearchSettings};
+use crate::engine::settings::{DecideSettings, EvaluateSettings, RefineSettings, ReviewSettings};
 use crate::engine::tiers::{SourceMode, TierEntry};
 use crate::llm::LlmConfig;
 use crate::search::local::LocalConfig;
 use crate::search::web::WebConfig;
-use crate::tui::TuiConfig;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -33,7 +38,7 @@ pub struct Config {
     pub evaluate: EvaluateSettings,
     pub refine: RefineSettings,
     pub review: ReviewSettings,
-    pub search: SearchSettings,
+    pub search: SearchConfig,
     pub memory: MemorySettings,
     pub source_tiers: BTreeMap<String, TierEntry>,
     pub local: LocalConfig,

@@ -1,58 +1,10 @@
 //! Seed 001 §8's tiers, with a time limit on every one; explicit limits in
 //! config, env or flags override them field by field.
 
-use std::fmt;
-use std::str::FromStr;
-
 use serde::{Deserialize, Serialize};
 
 use crate::engine::Limits;
-
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "snake_case")]
-pub enum Preset {
-    Simple,
-    #[default]
-    Standard,
-    Deep,
-}
-
-impl Preset {
-    pub fn limits(self) -> Limits {
-        let (max_iterations, max_queries, max_sources, time_limit_secs, token_budget) = match self {
-            Preset::Simple => (2, 3, 5, 60, 100_000),
-            Preset::Standard => (5, 10, 15, 120, 400_000),
-            Preset::Deep => (10, 15, 20, 300, 1_000_000),
-        };
-        Limits { max_iterations, max_queries, max_sources, time_limit_secs, cost_budget_usd: 0.50, token_budget }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Preset::Simple => "simple",
-            Preset::Standard => "standard",
-            Preset::Deep => "deep",
-        }
-    }
-}
-
-impl fmt::Display for Preset {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Preset {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "simple" => Ok(Preset::Simple),
-            "standard" => Ok(Preset::Standard),
-            "deep" => Ok(Preset::Deep),
-            other => Err(format!("unknown preset `{other}` (simple, standard or deep)")),
-        }
-    }
-}
+pub use crate::engine::preset::Preset;
 
 /// Per-field overrides of the preset's limits. Zero budgets mean unlimited.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -29,7 +29,7 @@ pub fn validate(c: &Config) -> Vec<Invalid> {
         v.push(Invalid { key, message });
     }
     v.extend(crate::llm::validate(&c.llm).into_iter().map(|(key, message)| Invalid { key, message }));
-    for e in crate::tui::keymap::validate(&c.tui.keys) {
+    for e in super::keymap::validate(&c.tui.keys) {
         v.push(Invalid { key: e.key, message: e.message });
     }
     v

@@ -4,6 +4,7 @@
 
 pub mod caveats;
 pub mod citations;
+pub mod command;
 pub mod convergence;
 pub mod decide;
 pub mod dedupe;
@@ -16,6 +17,7 @@ pub mod monitor;
 pub mod next;
 mod phases;
 pub mod ports;
+pub mod preset;
 pub mod protocol;
 pub mod quality;
 pub mod reasoner;

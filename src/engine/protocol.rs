@@ -6,6 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::preset::SessionPreset;
+
 pub use super::imported::{ImportedContext, ImportedSource};
 use super::model::{
     Clarification, Critique, Decision, Draft, Evaluation, Outcome, PlannedQuery, QualityReport, Refinement, Reflection,
@@ -105,7 +107,7 @@ pub struct SessionHeader {
     pub sleuth_version: String,
     pub session_id: String,
     pub question: String,
-    pub preset: String,
+    pub preset: SessionPreset,
     pub limits: Limits,
     pub step_mode: bool,
     pub reasoner: String,
@@ -276,6 +278,12 @@ pub enum Event {
     },
     OutputForced,
     CancelRequested,
+    /// A command the session could not take (an answer to a question that
+    /// is not open, a second start), recorded so every front end can show it.
+    CommandRejected {
+        command: String,
+        reason: String,
+    },
     /// A batch of streamed report text.
     ReportDelta {
         text: String,
@@ -326,6 +334,7 @@ impl Event {
             Event::MemoryStored { .. } => "memory_stored",
             Event::OutputForced => "output_forced",
             Event::CancelRequested => "cancel_requested",
+            Event::CommandRejected { .. } => "command_rejected",
             Event::ReportDelta { .. } => "report_delta",
             Event::ReportWritten { .. } => "report_written",
             Event::Verified { .. } => "verified",

@@ -10,20 +10,20 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 use tokio::time::Instant;
 
+use super::command::on_command;
 use super::memory::MemoryStore;
 use super::model::{Outcome, SourceId, Usage};
 use super::next::NextStep;
-use super::ports::{EventSink, StoreError, TextStore};
+use super::ports::{EventSink, Searcher, StoreError, TextStore};
 use super::protocol::{Command, Event, EventRecord, SCHEMA_VERSION, SessionHeader};
 use super::reasoner::Reasoner;
 use super::settings::EngineSettings;
 use super::state::SessionState;
-use crate::search::SearchRouter;
 
 /// The engine's collaborators.
 pub struct EngineParts {
     pub reasoner: Arc<dyn Reasoner>,
-    pub search: Arc<SearchRouter>,
+    pub search: Arc<dyn Searcher>,
     pub texts: Arc<dyn TextStore>,
     pub memory: Arc<dyn MemoryStore>,
     pub log: Box<dyn EventSink>,
@@ -70,7 +70,7 @@ impl Clock {
 pub struct Engine {
     pub(super) settings: Arc<EngineSettings>,
     pub(super) reasoner: Arc<dyn Reasoner>,
-    pub(super) search: Arc<SearchRouter>,
+    pub(super) search: Arc<dyn Searcher>,
     pub(super) texts: Arc<dyn TextStore>,
     pub(super) memory: Arc<dyn MemoryStore>,
     log: Box<dyn EventSink>,
@@ -285,65 +285,26 @@ impl Engine {
 
     /// Applies a command; true when it interrupts the phase under way
     /// (a new Cancel, or a ForceOutput while still researching).
+    /// Records what `cmd` does (decided by `on_command` from the state
+    /// alone); true when it interrupts the running phase.
     fn handle_command(&mut self, cmd: Command) -> Result<bool, EngineError> {
-        let step = self.state.next_step();
-        match cmd {
-            Command::Start { question } => {
-                if self.state.header.is_none() {
-                    let header = self.header(question);
-                    self.emit(Event::SessionStarted(header))?;
-                    self.checkpoint()?;
-                } else {
-                    tracing::warn!("Start ignored: the session has already started");
-                }
+        let events = match on_command(&self.state, &cmd, |q| self.header(q.to_string())) {
+            Ok(events) => events,
+            Err(rejected) => {
+                tracing::warn!(%rejected, "command refused");
+                vec![rejected.event()]
             }
-            Command::Step => match step {
-                NextStep::AwaitStep(n) => self.emit(Event::Resumed { iteration: n })?,
-                _ if !self.state.step_mode => self.emit(Event::ModeChanged { step_mode: true })?,
-                _ => {}
-            },
-            Command::Continue => {
-                if self.state.step_mode {
-                    self.emit(Event::ModeChanged { step_mode: false })?;
-                }
-                if let NextStep::AwaitStep(n) = step {
-                    self.emit(Event::Resumed { iteration: n })?;
-                }
-            }
-            Command::SetStepMode { on } => {
-                if on != self.state.step_mode {
-                    self.emit(Event::ModeChanged { step_mode: on })?;
-                }
-                if let (false, NextStep::AwaitStep(n)) = (on, step) {
-                    self.emit(Event::Resumed { iteration: n })?;
-                }
-            }
-            Command::Answer { ask_id, answer } => {
-                if self.state.open_ask().is_some_and(|a| a.ask_id == ask_id) {
-                    self.emit(Event::AskAnswered { ask_id, answer })?;
-                    self.checkpoint()?;
-                } else {
-                    tracing::warn!(%ask_id, "answer to a question that is not open; ignored");
-                }
-            }
-            Command::Steer { edit } => self.emit(Event::Steered { edit })?,
-            Command::ForceOutput => {
-                let writing = matches!(step, NextStep::Write(_) | NextStep::Verify | NextStep::Finish | NextStep::Done);
-                if !writing && self.state.header.is_some() && !self.state.force_output {
-                    self.emit(Event::OutputForced)?;
-                    return Ok(true);
-                }
-            }
-            Command::Cancel => {
-                let ending = matches!(step, NextStep::Verify | NextStep::Finish | NextStep::Done);
-                // Before Start there is nothing to record; after the report, nothing to stop.
-                if !self.state.cancel_requested && !ending && self.state.header.is_some() {
-                    self.emit(Event::CancelRequested)?;
-                    return Ok(true);
-                }
+        };
+        let mut interrupts = false;
+        for event in events {
+            let durable = matches!(event, Event::SessionStarted(_) | Event::AskAnswered { .. });
+            interrupts |= matches!(event, Event::OutputForced | Event::CancelRequested);
+            self.emit(event)?;
+            if durable {
+                self.checkpoint()?;
             }
         }
-        Ok(false)
+        Ok(interrupts)
     }
 
     fn header(&self, question: String) -> SessionHeader {
@@ -353,7 +314,7 @@ impl Engine {
             sleuth_version: env!("CARGO_PKG_VERSION").to_string(),
             session_id: s.session_id.clone(),
             question,
-            preset: s.preset.clone(),
+            preset: s.preset,
             limits: s.limits.clone(),
             step_mode: s.step_mode,
             reasoner: self.reasoner.name(),

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::memory::MemorySettings;
 use super::model::{ConfidenceWeights, DimensionWeights};
+use super::preset::SessionPreset;
 use super::protocol::{ForkOrigin, ImportedContext, Limits};
 use super::tiers::{SourceMode, TierTable};
 
@@ -146,27 +147,17 @@ impl Default for ReviewSettings {
     }
 }
 
-/// SEARCH: parallelism, result counts and resilience (seed 001 §10).
+/// SEARCH: parallelism, result counts, degraded mode and dedupe. (Which
+/// providers, retries and circuit breakers are the search adapter's:
+/// `search::RouterSettings`; `config`'s `[search]` table holds both.)
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SearchSettings {
-    /// Provider fallback chains. Every chain is asked each query; within a
-    /// chain the next provider is used when one fails or its circuit is open.
-    pub chains: Vec<Vec<String>>,
     /// Queries searched at once.
     pub concurrency: usize,
     /// Pages fetched at once.
     pub fetch_concurrency: usize,
     pub results_per_query: usize,
-    /// Attempts per provider call, the first included.
-    pub attempts: u32,
-    pub backoff_min_ms: u64,
-    pub backoff_max_ms: u64,
-    /// A server's `Retry-After` longer than this is cut to it.
-    pub retry_after_max_secs: u64,
-    /// Consecutive failures that open a provider's circuit.
-    pub breaker_failures: u32,
-    pub breaker_cooldown_secs: u64,
     /// Share of an iteration's queries failing that puts the session in degraded mode.
     pub degraded_failure_ratio: f64,
     /// Texts at least this similar (word shingles) are the same source.
@@ -176,16 +167,9 @@ pub struct SearchSettings {
 impl Default for SearchSettings {
     fn default() -> Self {
         Self {
-            chains: vec![vec!["local".into()]],
             concurrency: 6,
             fetch_concurrency: 16,
             results_per_query: 5,
-            attempts: 3,
-            backoff_min_ms: 250,
-            backoff_max_ms: 5_000,
-            retry_after_max_secs: 30,
-            breaker_failures: 3,
-            breaker_cooldown_secs: 60,
             degraded_failure_ratio: 0.5,
             dedupe_similarity: 0.9,
         }
@@ -196,7 +180,7 @@ impl Default for SearchSettings {
 #[derive(Debug, Clone, PartialEq)]
 pub struct EngineSettings {
     pub session_id: String,
-    pub preset: String,
+    pub preset: SessionPreset,
     pub limits: Limits,
     pub step_mode: bool,
     pub decide: DecideSettings,
@@ -224,7 +208,7 @@ impl EngineSettings {
     pub fn with_limits(session_id: impl Into<String>, limits: Limits) -> Self {
         Self {
             session_id: session_id.into(),
-            preset: "custom".into(),
+            preset: SessionPreset::Custom,
             limits,
             step_mode: false,
             decide: DecideSettings::default(),

@@ -48,6 +48,8 @@ pub struct SessionState {
     pub memories_stored: usize,
     pub force_output: bool,
     pub cancel_requested: bool,
+    /// Commands refused, as `command: reason`, newest last (for display).
+    pub rejected: Vec<String>,
     /// Report text streamed so far (before `report` is set).
     pub report_stream: String,
     pub report: Option<Report>,
@@ -390,6 +392,7 @@ impl SessionState {
             Event::MemoryStored { .. } => self.memories_stored += 1,
             Event::OutputForced => self.force_output = true,
             Event::CancelRequested => self.cancel_requested = true,
+            Event::CommandRejected { command, reason } => self.rejected.push(format!("{command}: {reason}")),
             Event::ReportDelta { text } => self.report_stream.push_str(text),
             Event::ReportWritten { report } => self.report = Some(report.clone()),
             Event::Verified { verification } => self.verification = Some(verification.clone()),

@@ -116,6 +116,21 @@ impl LlmReasoner {
         }
     }
 
+    /// A reasoner for another session: the same endpoints (their clients and
+    /// connections), prompts and review helper, with its own passage cache,
+    /// pending usage and self-checks.
+    pub fn for_session(&self) -> Self {
+        Self {
+            config: self.config.clone(),
+            endpoints: self.endpoints.clone(),
+            prompts: self.prompts.clone(),
+            cache: PassageCache::default(),
+            pending: Mutex::new(Vec::new()),
+            helper: self.helper.clone(),
+            checks: Mutex::new(HashMap::new()),
+        }
+    }
+
     pub fn endpoints(&self) -> &[Arc<Endpoint>] {
         &self.endpoints
     }

@@ -6,35 +6,14 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use crate::engine::ports::Trip;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BreakerState {
     Closed,
     Open,
     /// Cool-down over: one trial call decides.
     HalfOpen,
-}
-
-/// Which rule opened a circuit: the `circuit_opened` event says it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Trip {
-    /// `threshold` failures in a row.
-    Consecutive { failures: u32 },
-    /// Failures on half (or more) of an iteration's queries.
-    IterationShare { failures: u32, queries: u32 },
-    /// The one trial call after the cool-down failed.
-    TrialFailed,
-}
-
-impl std::fmt::Display for Trip {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Trip::Consecutive { failures } => write!(f, "{failures} consecutive failures"),
-            Trip::IterationShare { failures, queries } => {
-                write!(f, "failures on {failures} of this iteration's {queries} queries (half or more)")
-            }
-            Trip::TrialFailed => write!(f, "the trial call after the cool-down failed"),
-        }
-    }
 }
 
 #[derive(Debug, Clone)]

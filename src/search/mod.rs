@@ -1,16 +1,19 @@
-//! Search providers: the `SearchProvider` trait, and the router that runs
+//! Search providers: the `SearchProvider` trait, and the router (the
+//! engine's `Searcher` port) that runs
 //! each query over the configured fallback chains with retries and circuit
 //! breakers (seed 001 §10). Providers: `local` (tantivy corpus) and the web
 //! ones (SearXNG, Tavily, Brave).
 
 mod breaker;
-pub mod canonical;
 pub mod local;
 mod provider;
 pub mod registry;
 mod router;
 pub mod web;
 
-pub use breaker::{Breaker, BreakerState, Trip};
-pub use provider::{FetchedDoc, ProviderError, SearchHit, SearchProvider, SearchQuery};
-pub use router::{ChainAttempt, RoutedSearch, SearchRouter};
+pub use breaker::{Breaker, BreakerState};
+pub use provider::SearchProvider;
+pub use router::{RouterSettings, SearchRouter};
+// The types of the engine's search port, under their old paths.
+pub use crate::engine::ports::{ChainAttempt, FetchedDoc, ProviderError, RoutedSearch, SearchHit, SearchQuery, Trip};
+pub use crate::text::canonical;

@@ -5,8 +5,10 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::{Breaker, FetchedDoc, ProviderError, SearchHit, SearchProvider, SearchQuery, Trip};
-use crate::engine::settings::SearchSettings;
+use async_trait::async_trait;
+
+use super::{Breaker, SearchProvider};
+use crate::engine::ports::{ChainAttempt, FetchedDoc, ProviderError, RoutedSearch, SearchHit, SearchQuery, Searcher};
 use crate::resilience::{RetryPolicy, retry};
 
 struct Slot {
@@ -14,31 +16,31 @@ struct Slot {
     breaker: Mutex<Breaker>,
 }
 
-/// One provider's failure within a chain.
+/// Retries and circuit breakers: the router's part of `[search]`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ChainAttempt {
-    pub provider: String,
-    pub error: String,
+pub struct RouterSettings {
+    /// Attempts per provider call, the first included.
     pub attempts: u32,
-    /// This failure opened the provider's circuit, by this rule.
-    pub circuit_opened: Option<Trip>,
-    /// The provider was not called: its circuit was already open.
-    pub skipped_open: bool,
-    /// The provider the chain moved on to, if any.
-    pub fallback_to: Option<String>,
+    pub backoff_min_ms: u64,
+    pub backoff_max_ms: u64,
+    /// A server's `Retry-After` longer than this is cut to it.
+    pub retry_after_max_secs: u64,
+    /// Consecutive failures that open a provider's circuit.
+    pub breaker_failures: u32,
+    pub breaker_cooldown_secs: u64,
 }
 
-#[derive(Debug, Clone, Default)]
-pub struct RoutedSearch {
-    /// Hits with the name of the provider that found them.
-    pub hits: Vec<(String, SearchHit)>,
-    pub providers_used: Vec<String>,
-    pub failures: Vec<ChainAttempt>,
-    /// Providers whose open circuit this search's success closed.
-    pub circuits_closed: Vec<String>,
-    /// Set when no chain produced an answer.
-    pub error: Option<String>,
-    pub attempts: u32,
+impl Default for RouterSettings {
+    fn default() -> Self {
+        Self {
+            attempts: 3,
+            backoff_min_ms: 250,
+            backoff_max_ms: 5_000,
+            retry_after_max_secs: 30,
+            breaker_failures: 3,
+            breaker_cooldown_secs: 60,
+        }
+    }
 }
 
 pub struct SearchRouter {
@@ -47,7 +49,7 @@ pub struct SearchRouter {
 }
 
 impl SearchRouter {
-    pub fn new(chains: Vec<Vec<Arc<dyn SearchProvider>>>, s: &SearchSettings) -> Self {
+    pub fn new(chains: Vec<Vec<Arc<dyn SearchProvider>>>, s: &RouterSettings) -> Self {
         let cooldown = Duration::from_secs(s.breaker_cooldown_secs);
         let chains = chains
             .into_iter()
@@ -167,14 +169,32 @@ fn named(provider: &str, error: &str) -> String {
     }
 }
 
+#[async_trait]
+impl Searcher for SearchRouter {
+    fn provider_names(&self) -> Vec<Vec<String>> {
+        SearchRouter::provider_names(self)
+    }
+
+    fn begin_iteration(&self, queries: usize) {
+        SearchRouter::begin_iteration(self, queries);
+    }
+
+    async fn search(&self, query: &SearchQuery) -> RoutedSearch {
+        SearchRouter::search(self, query).await
+    }
+
+    async fn fetch(&self, provider: &str, hit: &SearchHit) -> Result<FetchedDoc, ProviderError> {
+        SearchRouter::fetch(self, provider, hit).await
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::{AtomicU32, Ordering};
 
-    use async_trait::async_trait;
-
     use super::*;
     use crate::engine::model::SourceKind;
+    use crate::engine::ports::Trip;
 
     struct Fixed {
         name: &'static str,
@@ -214,8 +234,8 @@ mod tests {
         Arc::new(Fixed { name, fail, calls: AtomicU32::new(0) })
     }
 
-    fn settings() -> SearchSettings {
-        SearchSettings { backoff_min_ms: 1, backoff_max_ms: 2, ..SearchSettings::default() }
+    fn settings() -> RouterSettings {
+        RouterSettings { backoff_min_ms: 1, backoff_max_ms: 2, ..RouterSettings::default() }
     }
 
     fn q(text: &str) -> SearchQuery {

@@ -16,6 +16,7 @@ pub mod open;
 pub mod redact;
 mod sink;
 pub mod stats;
+pub mod store;
 pub mod summary;
 mod syncer;
 mod texts;
@@ -27,6 +28,7 @@ pub use log::{LoadedLog, LogError, LogWriter, read_log};
 pub use open::{OpenError, OpenedSession, open_session, resolve_id};
 pub use redact::Redactor;
 pub use sink::SessionLog;
+pub use store::SessionStore;
 pub use texts::DirTexts;
 
 /// The files of one session.

@@ -121,7 +121,7 @@ impl SessionSummary {
             started_at_ms: state.started_at_ms,
             updated_at_ms: state.updated_at_ms,
             status: logged_status(state),
-            preset: header.map_or_else(String::new, |h| h.preset.clone()),
+            preset: header.map_or_else(String::new, |h| h.preset.to_string()),
             reasoner: header.map_or_else(String::new, |h| h.reasoner.clone()),
             iterations: state.iteration(),
             max_iterations: state.max_iterations(),

@@ -1,6 +1,8 @@
 //! Text helpers shared by every layer: making untrusted text safe to draw,
-//! normalising it for quote matching, and cheap similarity measures.
+//! normalising it for quote matching, cheap similarity measures, and
+//! canonical locators (one source id for one page).
 
+pub mod canonical;
 mod normalize;
 mod sanitize;
 mod similarity;

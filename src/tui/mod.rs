@@ -10,7 +10,6 @@ pub mod app;
 mod config;
 pub mod doc;
 pub mod keymap;
-mod keyspec;
 pub mod layout;
 pub mod msg;
 pub mod picker;

@@ -16,7 +16,8 @@ use sleuth::llm::usage::count_tokens;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
-/// Engine settings for tests: `max_iterations`, 4 queries, 6 sources, fast backoff.
+/// Engine settings for tests: `max_iterations`, 4 queries, 6 sources (the
+/// routers tests build retry fast).
 pub fn settings(max_iterations: u32) -> sleuth::engine::settings::EngineSettings {
     let limits = sleuth::engine::protocol::Limits {
         max_iterations,
@@ -26,10 +27,7 @@ pub fn settings(max_iterations: u32) -> sleuth::engine::settings::EngineSettings
         cost_budget_usd: 0.0,
         token_budget: 0,
     };
-    let mut s = sleuth::engine::settings::EngineSettings::with_limits("test-session", limits);
-    s.search.backoff_min_ms = 1;
-    s.search.backoff_max_ms = 5;
-    s
+    sleuth::engine::settings::EngineSettings::with_limits("test-session", limits)
 }
 
 /// What the server does with one call of a role.

@@ -19,7 +19,7 @@ use super::scripted::{ScriptedProvider, ScriptedReasoner};
 /// The parts of a scripted engine writing to `dir`.
 pub fn parts(
     dir: &SessionDir,
-    settings: &EngineSettings,
+    _settings: &EngineSettings,
     reasoner: Arc<ScriptedReasoner>,
     provider: Arc<dyn SearchProvider>,
     memory: Arc<dyn MemoryStore>,
@@ -27,7 +27,14 @@ pub fn parts(
 ) -> EngineParts {
     EngineParts {
         reasoner,
-        search: Arc::new(SearchRouter::new(vec![vec![provider]], &settings.search)),
+        search: Arc::new(SearchRouter::new(
+            vec![vec![provider]],
+            &sleuth::search::RouterSettings {
+                backoff_min_ms: 1,
+                backoff_max_ms: 5,
+                ..sleuth::search::RouterSettings::default()
+            },
+        )),
         texts: Arc::new(DirTexts::new(dir.sources_dir())),
         memory,
         log,

@@ -29,10 +29,7 @@ pub fn limits(max_iterations: u32) -> Limits {
 }
 
 pub fn settings(max_iterations: u32) -> EngineSettings {
-    let mut s = EngineSettings::with_limits("test-session", limits(max_iterations));
-    s.search.backoff_min_ms = 1;
-    s.search.backoff_max_ms = 5;
-    s
+    EngineSettings::with_limits("test-session", limits(max_iterations))
 }
 
 /// A finished (or detached) session: its final state and every record.
@@ -80,7 +77,14 @@ impl Harness {
         let memory = self.memory.clone();
         let parts = EngineParts {
             reasoner: self.reasoner.clone(),
-            search: Arc::new(SearchRouter::new(self.chains, &self.settings.search)),
+            search: Arc::new(SearchRouter::new(
+                self.chains,
+                &sleuth::search::RouterSettings {
+                    backoff_min_ms: 1,
+                    backoff_max_ms: 5,
+                    ..sleuth::search::RouterSettings::default()
+                },
+            )),
             texts: Arc::new(MemoryTexts::default()),
             memory: memory.clone() as Arc<dyn MemoryStore>,
             log: Box::new(sink.clone()),

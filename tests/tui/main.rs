@@ -1,5 +1,6 @@
 //! The TUI: snapshots of every pane and mode on a test backend, flows driven
 //! by the scripted engine, and the real binary in tmux.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 #[path = "../support/mod.rs"]
 mod support;

@@ -171,7 +171,14 @@ pub async fn run(
     let texts = DirTexts::new(dir.join("sources"));
     let parts = EngineParts {
         reasoner: Arc::new(reasoner),
-        search: Arc::new(SearchRouter::new(chains, &settings.search)),
+        search: Arc::new(SearchRouter::new(
+            chains,
+            &sleuth::search::RouterSettings {
+                backoff_min_ms: 1,
+                backoff_max_ms: 5,
+                ..sleuth::search::RouterSettings::default()
+            },
+        )),
         texts: Arc::new(texts.clone()),
         memory: Arc::new(InMemoryStore::new(MemorySettings::default())) as Arc<dyn MemoryStore>,
         log: Box::new(sink.clone()),

@@ -10,12 +10,12 @@ use futures::StreamExt;
 
 use crate::engine::dedupe::NearDuplicates;
 use crate::engine::model::{SourceId, SourceKind, SourceMeta};
+use crate::engine::ports::{FetchedDoc, ProviderError, RoutedSearch, SearchHit, SearchQuery, Searcher};
 use crate::engine::protocol::Event;
 use crate::engine::refine::broaden;
 use crate::engine::run::{Engine, EngineError, now_ms};
 use crate::engine::state::provider_failing;
-use crate::search::canonical::{canonical_locator, site_of};
-use crate::search::{RoutedSearch, SearchHit, SearchQuery, SearchRouter};
+use crate::text::canonical::{canonical_locator, site_of};
 use crate::text::{fingerprint, sanitize_inline, text_hash};
 
 /// One query's result, as the search tasks hand it back.
@@ -27,7 +27,7 @@ struct QueryDone {
 }
 
 /// A finished fetch: canonical locator, candidate, outcome.
-type Fetched = (String, Candidate, Result<crate::search::FetchedDoc, crate::search::ProviderError>);
+type Fetched = (String, Candidate, Result<FetchedDoc, ProviderError>);
 
 struct Candidate {
     provider: String,
@@ -198,7 +198,7 @@ impl Engine {
         n: u32,
         canonical: String,
         c: Candidate,
-        result: Result<crate::search::FetchedDoc, crate::search::ProviderError>,
+        result: Result<FetchedDoc, ProviderError>,
     ) -> Result<bool, EngineError> {
         match result {
             Err(e) => {
@@ -219,13 +219,7 @@ impl Engine {
     }
 
     /// Adds a fetched source unless its text nearly equals a known one.
-    fn add_source(
-        &mut self,
-        n: u32,
-        canonical: String,
-        c: Candidate,
-        doc: crate::search::FetchedDoc,
-    ) -> Result<bool, EngineError> {
+    fn add_source(&mut self, n: u32, canonical: String, c: Candidate, doc: FetchedDoc) -> Result<bool, EngineError> {
         let print = dedupe_print(&doc.text);
         let threshold = self.settings.search.dedupe_similarity;
         let title = doc.title.clone().filter(|t| !t.trim().is_empty()).unwrap_or_else(|| c.hit.title.clone());
@@ -306,7 +300,7 @@ fn dedupe_print(text: &str) -> Vec<u64> {
 /// Searches one query; a query with no hits is retried once, broadened
 /// (seed 001 §10 tier 2).
 async fn run_query(
-    router: Arc<SearchRouter>,
+    router: Arc<dyn Searcher>,
     index: usize,
     text: String,
     exclude: Vec<String>,

@@ -211,7 +211,6 @@ pub fn index_folder(
             build_fresh(&root, &layout, cfg, progress)?
         }
     };
-    super::forget_shared(&layout.dir);
     Ok((root, summary))
 }
 

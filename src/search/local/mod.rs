@@ -14,9 +14,8 @@ mod schema;
 mod search;
 mod store;
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
 pub use config::LocalConfig;
 pub use corpus::{LocalCorpus, corpus_root, index_folder};
@@ -65,34 +64,15 @@ impl CorpusError {
     }
 }
 
-type Shared = Mutex<HashMap<PathBuf, Arc<LocalCorpus>>>;
-
-fn shared_map() -> &'static Shared {
-    static SHARED: OnceLock<Shared> = OnceLock::new();
-    SHARED.get_or_init(|| Mutex::new(HashMap::new()))
-}
-
-/// The opened corpus for `cfg`, shared by everything in this process that
-/// needs it (the provider and the built-in reasoner's statistics), built
-/// on first use.
+/// Opens (building on first use) the corpus for `cfg`. The builder calls
+/// this once per process and shares the `Arc` between the provider and the
+/// built-in reasoner's statistics; nothing here caches it behind callers.
 pub fn shared(
     cfg: &LocalConfig,
     index_root: &Path,
     progress: &(dyn Fn(&str) + Send + Sync),
 ) -> Result<Arc<LocalCorpus>, CorpusError> {
-    let root = corpus_root(cfg)?;
-    let key = store::Layout::for_corpus(index_root, &root).dir;
-    if let Some(c) = shared_map().lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
-        return Ok(c.clone());
-    }
-    let corpus = Arc::new(LocalCorpus::open_or_build(cfg, index_root, progress)?);
-    shared_map().lock().unwrap_or_else(|p| p.into_inner()).insert(key, corpus.clone());
-    Ok(corpus)
-}
-
-/// Forgets a shared corpus whose index was just rebuilt or updated.
-fn forget_shared(dir: &Path) {
-    shared_map().lock().unwrap_or_else(|p| p.into_inner()).remove(dir);
+    Ok(Arc::new(LocalCorpus::open_or_build(cfg, index_root, progress)?))
 }
 
 /// Where indexes live: `[local] index_dir`, or `<data dir>/index`.
@@ -103,7 +83,6 @@ pub fn index_root(cfg: &LocalConfig, paths: &crate::paths::Paths) -> PathBuf {
 /// Deletes the index of the corpus at `root` (for `sleuth index --rebuild`).
 pub fn remove_index(index_root: &Path, root: &Path) -> Result<(), CorpusError> {
     let layout = store::Layout::for_corpus(index_root, root);
-    forget_shared(&layout.dir);
     match std::fs::remove_dir_all(&layout.dir) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(CorpusError::io(&layout.dir, e)),
         _ => Ok(()),

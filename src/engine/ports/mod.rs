@@ -1,10 +1,15 @@
-//! What the engine needs from the outside world besides reasoning and
-//! search: somewhere durable to append events, somewhere to keep source
-//! texts. The session store implements both on disk; the in-memory ones
-//! here serve tests, benchmarks and embedding.
+//! What the engine needs from the outside world besides reasoning: search
+//! (`search.rs`, implemented by the search adapter's router), somewhere
+//! durable to append events, somewhere to keep source texts. The session
+//! store implements the last two on disk; the in-memory ones here serve
+//! tests, benchmarks and embedding.
+
+mod search;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+
+pub use search::{ChainAttempt, FetchedDoc, ProviderError, RoutedSearch, SearchHit, SearchQuery, Searcher, Trip};
 
 use super::model::SourceId;
 use super::protocol::EventRecord;

@@ -1,0 +1,238 @@
+//! The builder: turns a loaded `Config` into a session's parts — reasoner,
+//! search router, text store, memory, session store — opening each
+//! resource once. Every entry point (the CLI commands, the TUI, a server)
+//! builds one `Runtime` and asks it for the parts of as many sessions as
+//! it runs, concurrently if it likes: the shared resources (the local
+//! corpus, LLM endpoints and their connections, provider clients, the
+//! memory file) are behind `Arc`s; what is per session (reasoner caches,
+//! circuit breakers, the log, the text store) is made fresh each time.
+
+mod providers;
+
+use std::sync::Arc;
+
+pub use providers::{Chains, Providers};
+
+use crate::builtin::{BuiltinReasoner, Rarity};
+use crate::config::{Config, ReasonerKind, ResearchConfig};
+use crate::engine::EngineParts;
+use crate::engine::memory::MemoryStore;
+use crate::engine::ports::EventSink;
+use crate::engine::reasoner::Reasoner;
+use crate::engine::settings::EngineSettings;
+use crate::engine::tiers::TierTable;
+use crate::llm::LlmReasoner;
+use crate::paths::Paths;
+use crate::search::SearchRouter;
+use crate::search::registry;
+use crate::session::memory::FileMemoryStore;
+use crate::session::{DirTexts, NewSessionLog, Redactor, SessionDir, SessionStore, new_session_id};
+
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// The LLM reasoner could not be set up or its endpoint did not answer.
+    #[error("{0}")]
+    Llm(String),
+    #[error(transparent)]
+    Search(#[from] registry::BuildError),
+    #[error(transparent)]
+    Session(#[from] crate::session::store::CreateError),
+    #[error("{0}")]
+    Sessions(String),
+}
+
+/// Progress lines while building (the corpus index on first use, providers
+/// left out of a chain).
+pub type Progress<'a> = &'a (dyn Fn(&str) + Send + Sync);
+
+/// A configuration, built: hands out the parts of any number of sessions.
+pub struct Runtime {
+    paths: Paths,
+    config: Config,
+    snapshot: serde_json::Value,
+    redactor: Redactor,
+    providers: Providers,
+    chains: Chains,
+    /// A router for searches outside any session (a `/search` endpoint).
+    search: Arc<SearchRouter>,
+    /// Built and checked once; sessions get their own copy of it.
+    llm: Option<LlmReasoner>,
+    memory: Arc<dyn MemoryStore>,
+    sessions: SessionStore,
+}
+
+/// A new session ready to run: where its folder will be, settings and
+/// parts. The folder appears, locked by the log until the engine stops,
+/// when the engine records the header (`session::NewSessionLog`).
+pub struct PreparedSession {
+    pub dir: SessionDir,
+    pub settings: EngineSettings,
+    pub parts: EngineParts,
+}
+
+impl Runtime {
+    /// Builds everything `config` needs. An LLM endpoint is checked before
+    /// any index is built, so a dead one fails fast; then the providers
+    /// (building the corpus index on first use, and saying so).
+    pub async fn build(config: Config, paths: Paths, progress: Progress<'_>) -> Result<Self, BuildError> {
+        let providers = Providers::new(&config, &paths);
+        Self::assemble(config, paths, providers, None, progress).await
+    }
+
+    /// This runtime under another configuration (a resumed session's
+    /// recorded one): the opened corpus and a checked LLM reasoner are
+    /// kept when their sections are unchanged.
+    pub async fn retuned(&self, config: Config, progress: Progress<'_>) -> Result<Self, BuildError> {
+        let providers = self.providers.retuned(&config, &self.paths);
+        let llm = self.llm.as_ref().filter(|r| r.config() == &config.llm).map(LlmReasoner::for_session);
+        Self::assemble(config, self.paths.clone(), providers, llm, progress).await
+    }
+
+    async fn assemble(
+        config: Config,
+        paths: Paths,
+        providers: Providers,
+        llm: Option<LlmReasoner>,
+        progress: Progress<'_>,
+    ) -> Result<Self, BuildError> {
+        let llm = match (config.research.reasoner, llm) {
+            (ReasonerKind::Llm, Some(checked)) => Some(checked),
+            (ReasonerKind::Llm, None) => Some(checked_llm(&config, &paths).await?),
+            (ReasonerKind::Builtin, _) => None,
+        };
+        let chains = providers.build_chains(&config.search.chains, progress)?;
+        let snapshot = config.snapshot();
+        let redactor = Redactor::from_config(&snapshot);
+        let memory: Arc<dyn MemoryStore> = Arc::new(
+            FileMemoryStore::open(&paths.memory_file(), config.memory.clone()).with_redactor(redactor.clone()),
+        );
+        let search = Arc::new(SearchRouter::new(chains.clone(), &config.search.router()));
+        let sessions = SessionStore::new(paths.sessions_dir());
+        Ok(Self { paths, config, snapshot, redactor, providers, chains, search, llm, memory, sessions })
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn paths(&self) -> &Paths {
+        &self.paths
+    }
+
+    /// The configuration as recorded in session headers (computed once).
+    pub fn snapshot(&self) -> &serde_json::Value {
+        &self.snapshot
+    }
+
+    /// Blanks this configuration's secrets in what is written and printed.
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+
+    /// A search router shared by searches outside sessions.
+    pub fn search(&self) -> Arc<SearchRouter> {
+        self.search.clone()
+    }
+
+    pub fn sessions(&self) -> &SessionStore {
+        &self.sessions
+    }
+
+    pub fn memory(&self) -> Arc<dyn MemoryStore> {
+        self.memory.clone()
+    }
+
+    /// The engine settings of session `id` under this configuration.
+    pub fn settings(&self, id: &str) -> EngineSettings {
+        settings_from(&self.config, self.snapshot.clone(), id)
+    }
+
+    /// The settings of session `id` with the research choices a user made
+    /// at the start (the TUI's prompt: preset, source mode, step mode).
+    pub fn settings_with(&self, id: &str, research: &ResearchConfig) -> EngineSettings {
+        if research == &self.config.research {
+            return self.settings(id);
+        }
+        let mut config = self.config.clone();
+        config.research = research.clone();
+        let snapshot = config.snapshot();
+        settings_from(&config, snapshot, id)
+    }
+
+    /// A fresh reasoner for one session, over the shared resources.
+    pub fn reasoner(&self) -> Arc<dyn Reasoner> {
+        match &self.llm {
+            // Review without a model uses the built-in reasoner a builtin run would.
+            Some(llm) => Arc::new(llm.for_session().with_helper(self.builtin_reasoner())),
+            None => self.builtin_reasoner(),
+        }
+    }
+
+    /// The built-in reasoner, with the local corpus's term statistics when
+    /// the session searches it (blended half and half when other providers join).
+    fn builtin_reasoner(&self) -> Arc<dyn Reasoner> {
+        let names: Vec<&String> = self.config.search.chains.iter().flatten().collect();
+        let uses_local = names.iter().any(|p| p.as_str() == "local");
+        let only_local = names.iter().all(|p| p.as_str() == "local");
+        let corpus = if uses_local { self.providers.opened_corpus() } else { None };
+        let corpus = corpus.map(|c| c as Arc<dyn Rarity>);
+        let share = if only_local { 1.0 } else { 0.5 };
+        Arc::new(BuiltinReasoner::new(self.config.builtin.clone(), corpus, share))
+    }
+
+    /// The engine's parts for a session in `dir` writing to `log`.
+    pub fn parts(&self, dir: &SessionDir, log: Box<dyn EventSink>) -> EngineParts {
+        EngineParts {
+            reasoner: self.reasoner(),
+            search: Arc::new(SearchRouter::new(self.chains.clone(), &self.config.search.router())),
+            texts: Arc::new(DirTexts::new(dir.sources_dir()).with_redactor(self.redactor.clone())),
+            memory: self.memory.clone(),
+            log,
+        }
+    }
+
+    /// A new session (log secrets blanked by `redactor`): settings and
+    /// parts, with nothing on disk until its header is recorded.
+    pub fn new_session(&self, redactor: Redactor) -> Result<PreparedSession, BuildError> {
+        let root = self.sessions.root();
+        std::fs::create_dir_all(root)
+            .map_err(|e| BuildError::Sessions(format!("cannot create {}: {e}", root.display())))?;
+        let id = new_session_id();
+        let log = NewSessionLog::new(root, &id, redactor);
+        let dir = log.dir();
+        let settings = self.settings(&id);
+        let parts = self.parts(&dir, Box::new(log));
+        Ok(PreparedSession { dir, settings, parts })
+    }
+}
+
+fn settings_from(config: &Config, snapshot: serde_json::Value, id: &str) -> EngineSettings {
+    let preset = config.research.preset;
+    let mut s = EngineSettings::with_limits(id, config.limits.resolve(preset));
+    s.preset = preset.into();
+    s.step_mode = config.research.step_mode;
+    s.decide = config.decide.clone();
+    s.evaluate = config.evaluate.clone();
+    s.refine = config.refine.clone();
+    s.review = config.review.clone();
+    s.search = config.search.engine();
+    s.memory = config.memory.clone();
+    s.source_mode = config.research.source_mode;
+    s.tiers = TierTable::new(config.source_tiers.clone());
+    s.config_snapshot = snapshot;
+    s
+}
+
+/// The LLM reasoner, after checking its endpoints answer (fail fast with
+/// the URL and the fix rather than degrade every phase of a session).
+async fn checked_llm(config: &Config, paths: &Paths) -> Result<LlmReasoner, BuildError> {
+    let reasoner = LlmReasoner::from_config(&config.llm, &paths.config_dir)
+        .map_err(|e| BuildError::Llm(format!("the LLM reasoner cannot start: {e}")))?;
+    // The structured-output mode `sleuth doctor` found for each endpoint.
+    crate::llm::probe::apply_remembered_modes(&reasoner, &paths.data_dir.join(crate::llm::probe::MODES_FILE));
+    crate::llm::probe::check_at_start(&reasoner).await.map_err(BuildError::Llm)?;
+    Ok(reasoner)
+}
+
+#[cfg(test)]
+mod tests;
