@@ -58,6 +58,13 @@ impl Engine {
         work: impl Future<Output = Result<Reply<T>, ReasonerError>>,
     ) -> Phase<Result<T, ReasonerError>> {
         let left = self.time_left(share);
+        if left.is_some_and(|d| d.is_zero()) {
+            // Nothing is sent: a server that answers one request at a time
+            // would otherwise queue it behind the one the deadline cut.
+            return Ok(Some(Err(ReasonerError::Unavailable(
+                "not called: the time limit for research was reached".into(),
+            ))));
+        }
         let timed = async move {
             match left {
                 None => work.await,
