@@ -53,14 +53,17 @@ for q in "How does the ? operator convert one error type into another?" \
          "What is the difference between Rc and Arc?" \
          "What does Pin guarantee?"; do
   echo "=== $q"
-  before=$(ls "$HOME_DIR/sessions" 2>/dev/null | sort)
+  # llama-cpp-python's server finishes a request its client dropped (a call
+  # the time limit cut) before it answers anything else: wait until it is idle.
+  for _ in $(seq 1 60); do curl -sf -m 10 "$BASE/models" >/dev/null && break; sleep 5; done
+  before=$(ls "$HOME_DIR/sessions" 2>/dev/null | sort || true)
   start=$(date +%s)
   set +e
   "$BIN" run --ask first --time-limit "$TIME_LIMIT" --token-budget "$TOKENS" "$q" > "$HOME_DIR/report.md" 2> "$HOME_DIR/stderr.txt"
   status=$?
   set -e
   wall=$(( $(date +%s) - start ))
-  new=$(comm -13 <(echo "$before") <(ls "$HOME_DIR/sessions" 2>/dev/null | sort) | head -1)
+  new=$(comm -13 <(echo "$before") <(ls "$HOME_DIR/sessions" 2>/dev/null | sort) | head -1 || true)
   echo "exit $status, wall ${wall} s of a ${TIME_LIMIT} s limit"
   if [ -z "$new" ]; then
     echo "no session was recorded:"; tail -n 4 "$HOME_DIR/stderr.txt"; continue
@@ -75,11 +78,14 @@ of = lambda t: [e for e in ev if e.get("type") == t]
 usage = [e["usage"] for e in of("usage_recorded")]
 calls = sum(u.get("calls", 1) for u in usage)
 prompt = sum(u["prompt_tokens"] for u in usage); total = prompt + sum(u["completion_tokens"] for u in usage)
-answered = sorted({u["role"] for u in usage})
+answered = sorted({u["role"] for u in usage if u["completion_tokens"] > 0})
+cut = sum(1 for u in usage if u.get("estimated") and u["completion_tokens"] == 0)
 errors = of("error")
 failed = sorted({e["phase"] for e in errors})
-repairs = sum(max(0, u.get("calls", 1) - 1) for u in usage)
-print(f"calls {calls} (beyond one per phase: {repairs}), tokens {total} ({prompt} prompt) of a {budget} budget")
+import re
+repairs = sum(int(m.group(1)) - 1 for e in errors for m in [re.search(r"after (\d+) attempt", e["message"])] if m)
+print(f"calls {calls} ({cut} cut by the time limit, prompt estimated), tokens {total} ({prompt} prompt) of a {budget} budget")
+print(f"repairs of malformed replies that still failed: {repairs}")
 print(f"roles that got a model reply: {', '.join(answered) or 'none'}; fell back: {', '.join(failed) or 'none'}")
 for e in errors[:6]:
     print(f"  error [{e['phase']}]: {e['message'][:160]}")

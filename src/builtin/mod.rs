@@ -152,6 +152,10 @@ impl Reasoner for BuiltinReasoner {
         "builtin".into()
     }
 
+    fn uses_model(&self, _role: crate::engine::model::Role) -> bool {
+        false
+    }
+
     async fn plan(&self, ctx: PlanContext) -> Result<Reply<PlanOutput>, ReasonerError> {
         let mut stemmer = Stemmer::default();
         let sources = self.analyzed(&ctx.sources, &mut stemmer);

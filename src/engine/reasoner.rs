@@ -190,6 +190,12 @@ pub trait Reasoner: Send + Sync {
     fn take_usage(&self) -> Vec<Usage> {
         Vec::new()
     }
+    /// Whether the role waits on a model. Calls that do not run within the
+    /// time limit's deadlines; those that do not are never cut (they are
+    /// quick and cost nothing) and their failures are not the model's.
+    fn uses_model(&self, _role: super::model::Role) -> bool {
+        true
+    }
     async fn plan(&self, ctx: PlanContext) -> Result<Reply<PlanOutput>, ReasonerError>;
     async fn review(&self, ctx: ReviewContext) -> Result<Reply<Vec<SourceVerdict>>, ReasonerError>;
     async fn draft(&self, ctx: DraftContext) -> Result<Reply<Draft>, ReasonerError>;

@@ -357,7 +357,8 @@ impl Endpoint {
         let models = self.client.models();
         let limit = self.connect_timeout + self.timeout.min(Duration::from_secs(10));
         let list = match tokio::time::timeout(limit, models.list_byot::<ModelList>()).await {
-            Err(_) => return Err(self.timed_out()),
+            // The message names the wait that actually passed.
+            Err(_) => return Err(LlmError::Timeout { url: self.base_url.clone(), secs: limit.as_secs().max(1) }),
             Ok(r) => r.map_err(|e| from_openai(e, &self.base_url, self.secret.as_ref()))?,
         };
         Ok(list.data.into_iter().map(|m| m.id).collect())

@@ -393,6 +393,10 @@ impl Reasoner for LlmReasoner {
         self.drain()
     }
 
+    fn uses_model(&self, role: Role) -> bool {
+        role != Role::Review || self.config.review_with_model
+    }
+
     async fn plan(&self, ctx: PlanContext) -> Result<Reply<PlanOutput>, ReasonerError> {
         let prompt = self.renderer(Role::Plan).plan(&ctx);
         let limits = self.limits(&[], ctx.max_queries);

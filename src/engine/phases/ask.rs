@@ -1,8 +1,8 @@
 //! ASK: turn the critique's need for clarification into a question with an
 //! id; the loop waits for `Command::Answer` with that id.
 
-use super::call::Share;
 use crate::engine::model::Clarification;
+use crate::engine::model::Role;
 use crate::engine::protocol::Event;
 use crate::engine::reasoner::ClarifyContext;
 use crate::engine::run::{Engine, EngineError};
@@ -20,8 +20,7 @@ impl Engine {
             None => {
                 let ctx = ClarifyContext { question: self.question(), critique, sources: self.usable_docs() };
                 let reasoner = self.reasoner.clone();
-                let Some(reply) = self.reason(Share::Research, async move { reasoner.clarify(ctx).await }).await?
-                else {
+                let Some(reply) = self.reason(Role::Clarify, async move { reasoner.clarify(ctx).await }).await? else {
                     return Ok(());
                 };
                 reply

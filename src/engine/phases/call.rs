@@ -6,6 +6,7 @@
 use std::future::Future;
 use std::time::Duration;
 
+use crate::engine::model::Role;
 use crate::engine::reasoner::{ReasonerError, Reply};
 use crate::engine::run::{Engine, EngineError, Phase};
 
@@ -48,16 +49,17 @@ impl Engine {
         Some(Duration::from_millis(left))
     }
 
-    /// Runs a reasoner call within `share` of the remaining time while
+    /// Runs a research call of `role` within the research share of the
+    /// remaining time (when it waits on a model) while
     /// serving commands. `None`: a command interrupted it. A call still
     /// running at the deadline is dropped (its HTTP request with it) and
     /// ends as an error, so the phase falls back and the loop moves on.
     pub(crate) async fn reason<T>(
         &mut self,
-        share: Share,
+        role: Role,
         work: impl Future<Output = Result<Reply<T>, ReasonerError>>,
     ) -> Phase<Result<T, ReasonerError>> {
-        let left = self.time_left(share);
+        let left = if self.reasoner.uses_model(role) { self.time_left(Share::Research) } else { None };
         let timed = async move {
             match left {
                 None => work.await,

@@ -1,8 +1,7 @@
 //! DRAFT and CRITIQUE.
 
-use super::call::Share;
 use crate::engine::fallback;
-use crate::engine::model::Draft;
+use crate::engine::model::{Draft, Role};
 use crate::engine::monitor::{TierText, compare_tiers};
 use crate::engine::protocol::Event;
 use crate::engine::reasoner::{CritiqueContext, DraftContext};
@@ -30,7 +29,7 @@ impl Engine {
             },
         };
         let reasoner = self.reasoner.clone();
-        let Some(reply) = self.reason(Share::Research, async move { reasoner.draft(ctx).await }).await? else {
+        let Some(reply) = self.reason(Role::Draft, async move { reasoner.draft(ctx).await }).await? else {
             return Ok(());
         };
         let draft = match reply {
@@ -68,7 +67,7 @@ impl Engine {
             answered_asks,
         };
         let reasoner = self.reasoner.clone();
-        let Some(reply) = self.reason(Share::Research, async move { reasoner.critique(ctx).await }).await? else {
+        let Some(reply) = self.reason(Role::Critique, async move { reasoner.critique(ctx).await }).await? else {
             return Ok(());
         };
         let mut critique = match reply {

@@ -4,9 +4,9 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use super::call::Share;
 use crate::engine::fallback;
 use crate::engine::memory::MemoryEntry;
+use crate::engine::model::Role;
 use crate::engine::model::{PlannedQuery, Refinement, Reflection, SuggestedRefinement};
 use crate::engine::protocol::Event;
 use crate::engine::reasoner::{PlanContext, PlanOutput};
@@ -123,7 +123,7 @@ impl Engine {
     async fn ask_planner(&mut self, ctx: PlanContext) -> Result<Option<(Reflection, Vec<PlannedQuery>)>, EngineError> {
         let (question, constraints, max) = (ctx.question.clone(), ctx.constraints.clone(), ctx.max_queries);
         let reasoner = self.reasoner.clone();
-        let Some(reply) = self.reason(Share::Research, async move { reasoner.plan(ctx).await }).await? else {
+        let Some(reply) = self.reason(Role::Plan, async move { reasoner.plan(ctx).await }).await? else {
             return Ok(None);
         };
         Ok(Some(match reply {

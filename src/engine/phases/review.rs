@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
-use super::call::Share;
 use crate::engine::fallback;
+use crate::engine::model::Role;
 use crate::engine::model::{SourceId, SourceKind, SourceVerdict};
 use crate::engine::protocol::Event;
 use crate::engine::quality::{quality_report, skip_rejection};
@@ -50,7 +50,7 @@ impl Engine {
                 kept,
             };
             let reasoner = self.reasoner.clone();
-            let Some(reply) = self.reason(Share::Research, async move { reasoner.review(ctx).await }).await? else {
+            let Some(reply) = self.reason(Role::Review, async move { reasoner.review(ctx).await }).await? else {
                 return Ok(());
             };
             match reply {

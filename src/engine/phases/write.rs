@@ -10,7 +10,7 @@ use tokio::time::Instant;
 use super::call::Share;
 use crate::engine::caveats::caveats;
 use crate::engine::citations::{citation_markers, mark_unsupported, verify};
-use crate::engine::model::{Claim, Draft, Report, SourceId, StopReason, Verification};
+use crate::engine::model::{Claim, Draft, Report, Role, SourceId, StopReason, Verification};
 use crate::engine::protocol::Event;
 use crate::engine::reasoner::{ReasonerError, WriteContext, WriteOutput};
 use crate::engine::render::{assemble, fallback_body};
@@ -91,13 +91,13 @@ impl Engine {
     /// Phases the model could not do (they fell back to the built-in
     /// reasoning): recorded as degraded mode, and a caveat naming them.
     fn reasoning_fallbacks(&mut self) -> Result<Option<String>, EngineError> {
-        const MODEL_PHASES: [&str; 6] = ["plan", "review", "draft", "critique", "clarify", "write"];
         let mut failed: Vec<&str> = Vec::new();
         for e in &self.state.errors {
-            if let Some(p) = MODEL_PHASES.iter().find(|p| **p == e.phase)
-                && !failed.contains(p)
+            if let Some(role) = Role::ALL.iter().find(|r| r.as_str() == e.phase)
+                && self.reasoner.uses_model(*role)
+                && !failed.contains(&role.as_str())
             {
-                failed.push(p);
+                failed.push(role.as_str());
             }
         }
         if failed.is_empty() {
