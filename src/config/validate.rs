@@ -29,11 +29,14 @@ pub fn validate(c: &Config) -> Vec<Invalid> {
     unit("evaluate.unknown_tier_quality", c.evaluate.unknown_tier_quality);
     unit("evaluate.recency_unknown", c.evaluate.recency_unknown);
     unit("evaluate.contradiction_penalty", c.evaluate.contradiction_penalty);
+    unit("evaluate.min_answer_relevance", c.evaluate.min_answer_relevance);
+    unit("evaluate.held_back_confidence_cap", c.evaluate.held_back_confidence_cap);
     for (i, q) in c.evaluate.tier_quality.iter().enumerate() {
         unit(&format!("evaluate.tier_quality[{i}]"), *q);
     }
     let w = &c.evaluate.weights;
     for (k, x) in [
+        ("answer_relevance", w.answer_relevance),
         ("source_quality", w.source_quality),
         ("coverage", w.coverage),
         ("citation_density", w.citation_density),

@@ -280,7 +280,8 @@ impl Reasoner for ScriptedReasoner {
                 options: vec!["the blue widget".into(), "the red widget".into()],
             }),
             dimensions: None,
-            answer_relevance: None,
+            // The scripted critic judges its direct answer as good as its coverage.
+            answer_relevance: Some(turn.addressed as f64 / turn.required.max(1) as f64),
             unanswered: false,
         };
         self.reply(Role::Critique, critique)
