@@ -120,7 +120,12 @@ pub fn evaluate(input: &EvaluateInput<'_>, s: &EvaluateSettings) -> Evaluation {
             failed_phases.push(p.clone());
         }
     }
-    let held_back = held_back(unanswered, &failed_phases, answer_relevance, judged, s);
+    let drafted = input.draft.is_some_and(|d| !d.claims.is_empty());
+    let held_back = if drafted {
+        held_back(unanswered, &failed_phases, answer_relevance, judged, s)
+    } else {
+        Some("nothing was drafted".to_string())
+    };
     let confidence = if held_back.is_some() { weighted.min(s.held_back_confidence_cap) } else { weighted };
 
     let relevances: Vec<f64> = input.cited.iter().filter_map(|c| c.verdict.map(|v| f64::from(v.relevance))).collect();
@@ -445,6 +450,7 @@ mod tests {
         assert_eq!((e.confidence, e.coverage), (0.0, 0.0));
         assert_eq!(e.gain, -0.3);
         assert_eq!(e.verdict, Verdict::Reject);
+        assert_eq!(e.held_back.as_deref(), Some("nothing was drafted"));
     }
 
     #[test]

@@ -139,11 +139,22 @@ pub struct Turn {
     pub fabricate: bool,
     /// Repeat the previous draft verbatim.
     pub same_draft: bool,
+    /// The critic's answer relevance (`None`: not judged).
+    pub relevance: Option<f64>,
 }
 
 impl Turn {
     pub fn coverage(addressed: usize, required: usize) -> Self {
-        Self { addressed, required, issues: Vec::new(), clarify: false, cite: 5, fabricate: false, same_draft: false }
+        Self {
+            addressed,
+            required,
+            issues: Vec::new(),
+            clarify: false,
+            cite: 5,
+            fabricate: false,
+            same_draft: false,
+            relevance: Some(0.9),
+        }
     }
 }
 
@@ -280,8 +291,7 @@ impl Reasoner for ScriptedReasoner {
                 options: vec!["the blue widget".into(), "the red widget".into()],
             }),
             dimensions: None,
-            // The scripted critic judges its direct answer as good as its coverage.
-            answer_relevance: Some(turn.addressed as f64 / turn.required.max(1) as f64),
+            answer_relevance: turn.relevance,
             unanswered: false,
         };
         self.reply(Role::Critique, critique)
