@@ -6,7 +6,6 @@
 //! last line. `SLEUTH_HOME` is a temp dir in every test.
 
 #[path = "llm_support/mod.rs"]
-#[allow(dead_code)]
 mod llm_support;
 mod support;
 

@@ -260,7 +260,8 @@ mod tests {
         let unanswered = Some("the critic found that the sources do not answer the question");
         let fallback = Some("phases failed and fell back: draft, critique");
         let off = Some("answer relevance 0.20 < 0.50: the direct answer does not address the question");
-        let rows: [(f64, f64, Option<&str>, u32, Action, DecisionReason); 8] = [
+        type Row<'a> = (f64, f64, Option<&'a str>, u32, Action, DecisionReason);
+        let rows: [Row; 8] = [
             (0.90, 0.95, None, 2, Action::Output, DecisionReason::Thresholds),
             (0.85, 0.90, None, 2, Action::Output, DecisionReason::Thresholds),
             (0.84, 0.95, None, 2, Action::Continue, DecisionReason::BelowThresholds),
