@@ -419,7 +419,10 @@ fn with_an_api_key_set_no_file_the_session_wrote_and_no_export_holds_it() {
     let home = tmp.path().join("home");
     let keyed = ["--set", "llm.api_key_env=SLEUTH_TEST_KEY"];
     let question = format!("Does key {SECRET} connect widgets to gadgets?");
-    let printed = stdout(sleuth(&home).arg("run").args(long_session(&corpus)).args(keyed).arg(&question));
+    // Answered (0) or not (4: the corpus may not answer it): the key is what is checked.
+    let run = sleuth(&home).arg("run").args(long_session(&corpus)).args(keyed).arg(&question).output().unwrap();
+    assert!(matches!(run.status.code(), Some(0 | 4)), "{}", String::from_utf8_lossy(&run.stderr));
+    let printed = String::from_utf8(run.stdout).unwrap();
     assert!(!printed.contains(SECRET), "the printed report is redacted too");
     let id = session_ids(&home).pop().unwrap();
     let exports = tmp.path().join("exports");
@@ -434,8 +437,9 @@ fn with_an_api_key_set_no_file_the_session_wrote_and_no_export_holds_it() {
     }
     sleuth(&home).args(["export", &id, "--iterations"]).arg(exports.join("its")).args(keyed).assert().success();
     let follow =
-        sleuth(&home).args(["resume", &id, "--follow-up", "And the power draw?"]).args(keyed).assert().success();
-    assert!(!String::from_utf8_lossy(&follow.get_output().stdout).contains(SECRET));
+        sleuth(&home).args(["resume", &id, "--follow-up", "And the power draw?"]).args(keyed).output().unwrap();
+    assert!(matches!(follow.status.code(), Some(0 | 4)), "{}", String::from_utf8_lossy(&follow.stderr));
+    assert!(!String::from_utf8_lossy(&follow.stdout).contains(SECRET));
     let mut checked = 0;
     for root in [home.as_path(), exports.as_path()] {
         for path in files_under(root) {

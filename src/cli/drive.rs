@@ -10,7 +10,7 @@ use anyhow::Context;
 use super::exit;
 use super::progress;
 use crate::config::AskPolicy;
-use crate::engine::model::{Clarification, Outcome};
+use crate::engine::model::{AnswerStatus, Clarification, Outcome};
 use crate::engine::protocol::{Answer, Command, Event};
 use crate::engine::state::SessionState;
 use crate::engine::{Engine, EngineHandle, NextStep};
@@ -53,7 +53,11 @@ pub async fn run_headless(
         eprintln!("session saved: {}", dir.path.display());
     }
     Ok(match state.outcome {
-        Some(Outcome::Finished) => exit::OK,
+        Some(Outcome::Finished) => match state.report.as_ref().map(|r| r.answer) {
+            Some(AnswerStatus::Unanswered) => exit::UNANSWERED,
+            Some(AnswerStatus::NotSearched) => exit::NOT_SEARCHED,
+            _ => exit::OK,
+        },
         Some(Outcome::Cancelled) => exit::CANCELLED,
         // Detached at a step pause by the user: resumable, not an error.
         None if code == exit::OK => exit::OK,

@@ -35,6 +35,12 @@ pub mod exit {
     pub const USAGE: u8 = 2;
     /// `--ask fail` met a question that needs the user.
     pub const NEEDS_ANSWER: u8 = 3;
+    /// Finished, but the sources found do not answer the question (the
+    /// report says so first and gives the closest material).
+    pub const UNANSWERED: u8 = 4;
+    /// Finished without searching anything: every search failed (a dead
+    /// provider, no network).
+    pub const NOT_SEARCHED: u8 = 5;
     /// Cancelled by the user (Ctrl-C); a partial report was recorded.
     pub const CANCELLED: u8 = 130;
 }

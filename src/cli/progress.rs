@@ -156,6 +156,7 @@ mod tests {
                 based_on_iteration: based_on,
                 caveats: Vec::new(),
                 stop: StopReason::Cancelled,
+                answer: Default::default(),
             };
             line(&record(Event::ReportWritten { report }), &SessionState::default()).unwrap()
         };

@@ -1,13 +1,68 @@
 //! The caveats a report carries: why it stopped, what it could not cover,
 //! and whether its search was limited (seed 001 §10.3, seed 000).
 
-use super::model::{DecisionReason, StopReason};
+use super::model::{AnswerStatus, DecisionReason, StopReason};
 use super::settings::DecideSettings;
-use super::state::SessionState;
+use super::state::{QueryResult, SessionState};
 use super::tiers::STRICT_REASON_PREFIX;
+use crate::text::sanitize_inline;
+
+/// What the report can say about the question, from the state and the
+/// iteration the report is written from.
+pub fn answer_status(state: &SessionState, based_on: Option<u32>) -> AnswerStatus {
+    let results = || state.iterations.iter().flat_map(|it| &it.queries).filter_map(|q| q.result.as_ref());
+    let searched = results().any(|r| matches!(r, QueryResult::Searched { .. }));
+    let failed = results().any(|r| matches!(r, QueryResult::Failed { .. }));
+    let draft = based_on.and_then(|n| state.iteration_record(n));
+    match draft {
+        None if failed && !searched && state.sources.is_empty() => AnswerStatus::NotSearched,
+        None => AnswerStatus::Unanswered,
+        Some(it) if it.evaluation.as_ref().is_some_and(|e| e.unanswered) => AnswerStatus::Unanswered,
+        Some(_) => AnswerStatus::Answered,
+    }
+}
+
+/// The report's first words when it does not answer: said before anything
+/// else, so nobody mistakes the closest material for an answer.
+pub fn answer_lead(state: &SessionState, status: AnswerStatus, has_material: bool) -> Option<String> {
+    let q = sanitize_inline(state.question());
+    let q = q.trim();
+    match status {
+        AnswerStatus::Answered => None,
+        AnswerStatus::Unanswered if has_material => Some(format!(
+            "The sources found do not answer “{q}”. The closest material found follows; it is not an answer to the question."
+        )),
+        AnswerStatus::Unanswered => {
+            Some(format!("The sources found do not answer “{q}”: no usable source was found to draft from."))
+        }
+        AnswerStatus::NotSearched => {
+            let why = state
+                .iterations
+                .iter()
+                .flat_map(|it| &it.queries)
+                .find_map(|q| match &q.result {
+                    Some(QueryResult::Failed { error, .. }) => Some(sanitize_inline(error)),
+                    _ => None,
+                })
+                .unwrap_or_default();
+            Some(format!("No source could be searched, so “{q}” is not answered: every search failed ({why})."))
+        }
+    }
+}
 
 pub fn caveats(state: &SessionState, stop: StopReason, based_on: Option<u32>, s: &DecideSettings) -> Vec<String> {
     let mut out = Vec::new();
+    if let Some(i) = &state.interpretation {
+        let left_out = if i.excluded.is_empty() {
+            String::new()
+        } else {
+            format!("; sources about the other meaning ({}) were left out", i.excluded.join(", "))
+        };
+        out.push(format!("Interpretation: you chose “{}”{left_out}.", sanitize_inline(&i.chosen)));
+    }
+    if let Some(c) = failed_phases_caveat(state) {
+        out.push(c);
+    }
     if !state.degraded.is_empty() {
         out.push(format!(
             "Search capabilities were limited; this answer is based on partial information ({}).",
@@ -88,6 +143,29 @@ fn failed_queries_caveat(state: &SessionState) -> Option<String> {
     }
     Some(format!("{failed} of {total} search queries failed; what they would have found is missing from this answer."))
 }
+
+/// The phases that failed and fell back, by iteration: "plan, review
+/// (iteration 1); critique (iteration 2)".
+fn failed_phases_caveat(state: &SessionState) -> Option<String> {
+    let mut parts = Vec::new();
+    for it in &state.iterations {
+        let failed = state.failed_phases(it.iteration);
+        if !failed.is_empty() {
+            parts.push(format!("{} (iteration {})", failed.join(", "), it.iteration));
+        }
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "These phases failed and fell back to sleuth's simple defaults, which count as no evidence: {}.",
+        parts.join("; ")
+    ))
+}
+
+/// The caveat when the report writer failed and the draft stands in.
+pub const WRITER_FAILED: &str =
+    "The report writer (write) failed; this is the draft as it stood, not a written report.";
 
 /// When nothing usable was left to draft from, why: from the iterations'
 /// `no_valid_sources` events. Strict mode gets its own caveat, with the two

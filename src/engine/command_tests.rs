@@ -58,6 +58,10 @@ fn evaluation() -> Evaluation {
         needs_clarification: false,
         gain: 0.0,
         draft_similarity: None,
+        failed_phases: vec![],
+        unanswered: false,
+        time_sensitive: false,
+        held_back: None,
     }
 }
 
@@ -144,6 +148,7 @@ fn report() -> Report {
         based_on_iteration: Some(1),
         caveats: vec![],
         stop: StopReason::Decision(DecisionReason::Thresholds),
+        answer: Default::default(),
     }
 }
 

@@ -26,7 +26,9 @@ pub fn decide(input: &DecideInput<'_>, s: &DecideSettings) -> Decision {
     let l = input.limits;
     let out = |reason, detail: String| Decision { action: Action::Output, reason, detail };
 
-    if e.confidence >= s.confidence_threshold && e.coverage >= s.coverage_threshold {
+    // A held-back draft (unanswered, fallbacks, a direct answer that misses
+    // the question) never ends the session as answered.
+    if e.confidence >= s.confidence_threshold && e.coverage >= s.coverage_threshold && e.held_back.is_none() {
         return out(
             DecisionReason::Thresholds,
             format!(
@@ -73,22 +75,22 @@ pub fn decide(input: &DecideInput<'_>, s: &DecideSettings) -> Decision {
     if let Some(why) = input.convergence.reason() {
         return out(DecisionReason::Converged, why);
     }
-    Decision {
-        action: Action::Continue,
-        reason: DecisionReason::BelowThresholds,
-        detail: below_thresholds(e.confidence, e.coverage, s),
-    }
+    Decision { action: Action::Continue, reason: DecisionReason::BelowThresholds, detail: below_thresholds(e, s) }
 }
 
 /// The thresholds a CONTINUE falls short of, only those ("coverage 0.67 <
 /// 0.90", not a confidence that passed).
-fn below_thresholds(confidence: f64, coverage: f64, s: &DecideSettings) -> String {
+fn below_thresholds(e: &Evaluation, s: &DecideSettings) -> String {
+    let (confidence, coverage) = (e.confidence, e.coverage);
     let mut short = Vec::new();
     if confidence < s.confidence_threshold {
         short.push(format!("confidence {confidence:.2} < {:.2}", s.confidence_threshold));
     }
     if coverage < s.coverage_threshold {
         short.push(format!("coverage {coverage:.2} < {:.2}", s.coverage_threshold));
+    }
+    if let Some(why) = &e.held_back {
+        short.push(format!("held back: {why}"));
     }
     short.join(" and ")
 }
@@ -104,9 +106,9 @@ pub fn diminishing_returns(trend: &[f64], s: &DecideSettings) -> Option<f64> {
     (mean < s.diminishing_returns_threshold).then_some(mean)
 }
 
-/// Whether a confidence/coverage pair met the output thresholds.
-pub fn meets_thresholds(confidence: f64, coverage: f64, s: &DecideSettings) -> bool {
-    confidence >= s.confidence_threshold && coverage >= s.coverage_threshold
+/// Whether an evaluation met the output thresholds and nothing holds it back.
+pub fn meets_thresholds(e: &Evaluation, s: &DecideSettings) -> bool {
+    e.confidence >= s.confidence_threshold && e.coverage >= s.coverage_threshold && e.held_back.is_none()
 }
 
 #[cfg(test)]
@@ -134,6 +136,10 @@ mod tests {
             needs_clarification: false,
             gain: 0.2,
             draft_similarity: None,
+            failed_phases: vec![],
+            unanswered: false,
+            time_sensitive: false,
+            held_back: None,
         }
     }
 
@@ -243,5 +249,40 @@ mod tests {
         let mut i = input(&e, &l, &[0.5, 0.2]);
         i.convergence = Convergence { draft_similarity: Some(0.99), severity_plateau: false, threshold: 0.95 };
         assert_eq!(decide(&i, &DecideSettings::default()).reason, DecisionReason::Converged);
+    }
+
+    /// The decision table with the honest-numbers gates: one row per case,
+    /// (confidence, coverage, held back, iteration) → (action, reason).
+    #[test]
+    fn decision_table_with_the_held_back_gate() {
+        let s = DecideSettings::default();
+        let l = limits();
+        let unanswered = Some("the critic found that the sources do not answer the question");
+        let fallback = Some("phases failed and fell back: draft, critique");
+        let off = Some("answer relevance 0.20 < 0.50: the direct answer does not address the question");
+        type Row<'a> = (f64, f64, Option<&'a str>, u32, Action, DecisionReason);
+        let rows: [Row; 8] = [
+            (0.90, 0.95, None, 2, Action::Output, DecisionReason::Thresholds),
+            (0.85, 0.90, None, 2, Action::Output, DecisionReason::Thresholds),
+            (0.84, 0.95, None, 2, Action::Continue, DecisionReason::BelowThresholds),
+            (0.90, 0.95, unanswered, 2, Action::Continue, DecisionReason::BelowThresholds),
+            (0.90, 0.95, fallback, 2, Action::Continue, DecisionReason::BelowThresholds),
+            (0.90, 0.95, off, 2, Action::Continue, DecisionReason::BelowThresholds),
+            // A held-back draft still stops on a limit, as the best effort it is.
+            (0.90, 0.95, off, 5, Action::Output, DecisionReason::MaxIterations),
+            (0.40, 0.20, unanswered, 5, Action::Output, DecisionReason::MaxIterations),
+        ];
+        for (conf, cov, held, iteration, action, reason) in rows {
+            let mut e = eval(conf, cov);
+            e.held_back = held.map(str::to_string);
+            let mut i = input(&e, &l, &[0.5]);
+            i.iteration = iteration;
+            let d = decide(&i, &s);
+            assert_eq!((d.action, d.reason), (action, reason), "row {conf} {cov} {held:?} {iteration}: {}", d.detail);
+            assert_eq!(meets_thresholds(&e, &s), reason == DecisionReason::Thresholds);
+            if let (Some(h), Action::Continue) = (held, action) {
+                assert!(d.detail.contains(&format!("held back: {h}")), "{}", d.detail);
+            }
+        }
     }
 }

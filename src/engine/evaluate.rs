@@ -1,47 +1,84 @@
-//! EVALUATE: confidence as seed 004's weighted average of five components,
-//! coverage as aspects addressed / aspects required, and the dimension
-//! scores, each kept so a person can see where a number came from.
+//! EVALUATE: confidence as seed 004's weighted average of its components
+//! (answer relevance added), coverage as aspects addressed / aspects
+//! required, and the dimension scores, each kept so a person can see where
+//! a number came from. Every component is evidence that the question is
+//! answered: what nobody judged, or a phase that fell back produced, is 0.
 
 use super::model::{
     ConfidenceComponents, Critique, DimensionScores, Draft, Evaluation, SourceId, SourceMeta, SourceVerdict, Verdict,
 };
+use super::recency::{is_time_sensitive, recency};
 use super::settings::EvaluateSettings;
+use crate::text::content_terms;
+
+pub use super::recency::days_since_epoch;
 
 /// A cited source as evaluation sees it.
 #[derive(Debug, Clone)]
 pub struct CitedSource<'a> {
     pub meta: &'a SourceMeta,
     pub verdict: Option<&'a SourceVerdict>,
+    /// Its verdict came from the fallback reviewer (the reviewer failed):
+    /// its relevance is no evidence.
+    pub fallback_verdict: bool,
 }
 
 pub struct EvaluateInput<'a> {
+    pub question: &'a str,
     pub draft: Option<&'a Draft>,
     pub critique: Option<&'a Critique>,
     /// Sources the draft cites (unknown ids already dropped).
     pub cited: Vec<CitedSource<'a>>,
-    /// Per claim: whether at least one of its citations verified.
+    /// Per claim: whether a quote of it is in its source and supports it
+    /// (see [`quote_supports_claim`]).
     pub claim_supported: Vec<bool>,
     pub previous_confidence: f64,
     pub previous_draft: Option<&'a Draft>,
     /// Days since the Unix epoch "now", for recency.
     pub today_days: i64,
+    /// Phases of this iteration that failed and fell back ("draft",
+    /// "critique", "review", "plan").
+    pub failed_phases: Vec<String>,
+}
+
+/// A quote supports its claim when it carries at least half of the
+/// claim's content words: a real sentence that says something else does
+/// not count, however exactly it was copied.
+pub fn quote_supports_claim(claim: &str, quotes: &[&str]) -> bool {
+    let claim_terms = content_terms(claim);
+    let quoted: std::collections::HashSet<String> = quotes.iter().flat_map(|q| content_terms(q)).collect();
+    if claim_terms.is_empty() {
+        return !quoted.is_empty();
+    }
+    let shared = claim_terms.iter().filter(|t| quoted.contains(*t)).count();
+    shared * 2 >= claim_terms.len()
 }
 
 pub fn evaluate(input: &EvaluateInput<'_>, s: &EvaluateSettings) -> Evaluation {
+    let failed = |phase: &str| input.failed_phases.iter().any(|f| f == phase);
     let critique = input.critique;
+    // A fallback critique only matched words: it judged nothing.
+    let judged = critique.filter(|_| !failed("critique"));
+    let unanswered = judged.is_some_and(|c| c.unanswered);
     let (required, addressed) = critique.map_or((0, 0), |c| {
         let required = c.aspects_required.len();
         let addressed = c.aspects_addressed.iter().filter(|a| required == 0 || c.aspects_required.contains(a)).count();
         (required, addressed.min(required.max(addressed)))
     });
+    let answer_relevance = match judged.and_then(|c| c.answer_relevance) {
+        Some(r) if !unanswered && !failed("draft") => r.clamp(0.0, 1.0),
+        _ => 0.0,
+    };
     let claims = input.claim_supported.len();
     let supported = input.claim_supported.iter().filter(|s| **s).count();
-    let coverage = match (required, input.draft) {
-        (0, Some(d)) if !d.claims.is_empty() => 1.0,
-        (0, _) => 0.0,
-        (r, _) => (addressed as f64 / r as f64).min(1.0),
+    let coverage = match (judged, required) {
+        (None, _) => 0.0,
+        _ if unanswered => 0.0,
+        // No aspects listed: the question is its one aspect.
+        (Some(_), 0) => answer_relevance,
+        (Some(_), r) => (addressed as f64 / r as f64).min(1.0),
     };
-    let citation_density = if claims == 0 { 0.0 } else { supported as f64 / claims as f64 };
+    let citation_density = if claims == 0 || failed("draft") { 0.0 } else { supported as f64 / claims as f64 };
 
     let qualities: Vec<f64> = input.cited.iter().map(|c| source_quality(c, s)).collect();
     let mut source_quality = mean(&qualities);
@@ -49,23 +86,47 @@ pub fn evaluate(input: &EvaluateInput<'_>, s: &EvaluateSettings) -> Evaluation {
         source_quality *= input.cited.len() as f64 / s.min_sources_for_confidence as f64;
     }
     let contradictions = critique.map_or(0, |c| c.contradictions.len());
-    let consistency = if claims == 0 { 0.0 } else { (1.0 - s.contradiction_penalty * contradictions as f64).max(0.0) };
-    let recencies: Vec<f64> = input.cited.iter().map(|c| recency(c.meta, input.today_days, s)).collect();
-    let recency = if recencies.is_empty() { 0.0 } else { mean(&recencies) };
-
-    let components = ConfidenceComponents { source_quality, coverage, citation_density, consistency, recency };
-    let w = &s.weights;
-    let total_w = w.sum();
-    let confidence = if total_w <= 0.0 {
+    let consistency = if claims == 0 || judged.is_none() {
         0.0
     } else {
-        (w.source_quality * source_quality
+        (1.0 - s.contradiction_penalty * contradictions as f64).max(0.0)
+    };
+    let recencies: Vec<f64> = input.cited.iter().map(|c| recency(c.meta, input.today_days, s)).collect();
+    let recency = if recencies.is_empty() { 0.0 } else { mean(&recencies) };
+    let time_sensitive = is_time_sensitive(input.question);
+
+    let components =
+        ConfidenceComponents { answer_relevance, source_quality, coverage, citation_density, consistency, recency };
+    let mut w = s.weights;
+    if !time_sensitive {
+        // Neutral: an old page answers a timeless question as well as a new one.
+        w.recency = 0.0;
+    }
+    let total_w = w.sum();
+    let weighted = if total_w <= 0.0 {
+        0.0
+    } else {
+        (w.answer_relevance * answer_relevance
+            + w.source_quality * source_quality
             + w.coverage * coverage
             + w.citation_density * citation_density
             + w.consistency * consistency
             + w.recency * recency)
             / total_w
     };
+    let mut failed_phases: Vec<String> = Vec::new();
+    for p in &input.failed_phases {
+        if !failed_phases.contains(p) {
+            failed_phases.push(p.clone());
+        }
+    }
+    let drafted = input.draft.is_some_and(|d| !d.claims.is_empty());
+    let held_back = if drafted {
+        held_back(unanswered, &failed_phases, answer_relevance, judged, s)
+    } else {
+        Some("nothing was drafted".to_string())
+    };
+    let confidence = if held_back.is_some() { weighted.min(s.held_back_confidence_cap) } else { weighted };
 
     let relevances: Vec<f64> = input.cited.iter().filter_map(|c| c.verdict.map(|v| f64::from(v.relevance))).collect();
     let severity_total = critique.map_or(0.0, Critique::severity_total);
@@ -95,7 +156,7 @@ pub fn evaluate(input: &EvaluateInput<'_>, s: &EvaluateSettings) -> Evaluation {
     Evaluation {
         confidence: round4(confidence),
         components,
-        weights: s.weights,
+        weights: w,
         coverage: round4(coverage),
         aspects_required: required,
         aspects_addressed: addressed,
@@ -111,7 +172,38 @@ pub fn evaluate(input: &EvaluateInput<'_>, s: &EvaluateSettings) -> Evaluation {
         needs_clarification: critique.is_some_and(|c| c.needs_clarification.is_some()),
         gain: round4(round4(confidence) - input.previous_confidence),
         draft_similarity,
+        failed_phases,
+        unanswered,
+        time_sensitive,
+        held_back,
     }
+}
+
+/// Why a draft may not end the session on its thresholds, in order of
+/// what a person most needs to know.
+fn held_back(
+    unanswered: bool,
+    failed_phases: &[String],
+    answer_relevance: f64,
+    judged: Option<&Critique>,
+    s: &EvaluateSettings,
+) -> Option<String> {
+    if unanswered {
+        return Some("the critic found that the sources do not answer the question".into());
+    }
+    if !failed_phases.is_empty() {
+        return Some(format!("phases failed and fell back: {}", failed_phases.join(", ")));
+    }
+    if judged.is_some_and(|c| c.answer_relevance.is_none()) {
+        return Some("the critic did not judge whether the direct answer addresses the question".into());
+    }
+    if answer_relevance < s.min_answer_relevance {
+        return Some(format!(
+            "answer relevance {answer_relevance:.2} < {:.2}: the direct answer does not address the question",
+            s.min_answer_relevance
+        ));
+    }
+    None
 }
 
 fn source_quality(c: &CitedSource<'_>, s: &EvaluateSettings) -> f64 {
@@ -119,40 +211,13 @@ fn source_quality(c: &CitedSource<'_>, s: &EvaluateSettings) -> f64 {
         Some(t @ 1..=5) => s.tier_quality[usize::from(t) - 1],
         _ => s.unknown_tier_quality,
     };
-    let relevance = c.verdict.map_or(0.5, |v| f64::from(v.relevance).clamp(0.0, 1.0));
-    // Authority matters more than how well one passage matched the query.
-    tier * (0.5 + 0.5 * relevance)
-}
-
-fn recency(meta: &SourceMeta, today_days: i64, s: &EvaluateSettings) -> f64 {
-    let Some(days) = meta.published.as_deref().and_then(days_since_epoch) else {
-        return s.recency_unknown;
+    let relevance = match c.verdict {
+        _ if c.fallback_verdict => 0.0,
+        Some(v) => f64::from(v.relevance).clamp(0.0, 1.0),
+        None => 0.5,
     };
-    let age = (today_days - days).max(0) as f64;
-    if s.recency_half_life_days <= 0.0 {
-        return 1.0;
-    }
-    0.5f64.powf(age / s.recency_half_life_days)
-}
-
-/// Days since 1970-01-01 of an ISO 8601 date (`YYYY-MM-DD…`).
-pub fn days_since_epoch(iso: &str) -> Option<i64> {
-    let date = iso.get(..10)?;
-    let mut parts = date.split('-');
-    let y: i64 = parts.next()?.parse().ok()?;
-    let m: i64 = parts.next()?.parse().ok()?;
-    let d: i64 = parts.next()?.parse().ok()?;
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
-        return None;
-    }
-    // Howard Hinnant's days_from_civil.
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = if y >= 0 { y } else { y - 399 } / 400;
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    Some(era * 146_097 + doe - 719_468)
+    // An official page that is off the question is not a good source for it.
+    tier * relevance
 }
 
 fn mean(v: &[f64]) -> f64 {
@@ -196,7 +261,7 @@ mod tests {
         }
     }
 
-    fn critique(required: &[&str], addressed: &[&str]) -> Critique {
+    fn critique(required: &[&str], addressed: &[&str], relevance: Option<f64>) -> Critique {
         Critique {
             verdict: Verdict::Warn,
             issues: vec![],
@@ -207,7 +272,7 @@ mod tests {
             contradictions: vec![],
             needs_clarification: None,
             dimensions: None,
-            answer_relevance: None,
+            answer_relevance: relevance,
             unanswered: false,
         }
     }
@@ -225,55 +290,153 @@ mod tests {
         }
     }
 
-    #[test]
-    fn confidence_is_the_weighted_average_of_its_components() {
-        let metas = [meta(1, Some(1), None), meta(2, Some(1), None), meta(3, Some(1), None)];
-        let verdict =
-            |id| SourceVerdict { id: SourceId(id), kept: true, reason: None, relevance: 1.0, signals: vec![] };
-        let verdicts = [verdict(1), verdict(2), verdict(3)];
-        let d = draft(4);
-        let c = critique(&["a", "b"], &["a"]);
-        let input = EvaluateInput {
-            draft: Some(&d),
-            critique: Some(&c),
-            cited: metas.iter().zip(&verdicts).map(|(m, v)| CitedSource { meta: m, verdict: Some(v) }).collect(),
+    fn verdict(id: u32, relevance: f32) -> SourceVerdict {
+        SourceVerdict { id: SourceId(id), kept: true, reason: None, relevance, signals: vec![] }
+    }
+
+    fn input<'a>(question: &'a str, d: &'a Draft, c: &'a Critique, cited: Vec<CitedSource<'a>>) -> EvaluateInput<'a> {
+        EvaluateInput {
+            question,
+            draft: Some(d),
+            critique: Some(c),
+            cited,
             claim_supported: vec![true, true, true, false],
             previous_confidence: 0.0,
             previous_draft: None,
             today_days: 20_000,
-        };
-        let e = evaluate(&input, &EvaluateSettings::default());
-        let c = e.components;
-        assert_eq!((c.source_quality, c.coverage, c.citation_density, c.consistency), (1.0, 0.5, 0.75, 1.0));
-        assert!((c.recency - 0.7).abs() < 1e-9);
-        let expected = 0.30 * 1.0 + 0.25 * 0.5 + 0.20 * 0.75 + 0.15 * 1.0 + 0.10 * 0.7;
+            failed_phases: vec![],
+        }
+    }
+
+    #[test]
+    fn confidence_is_the_weighted_average_of_its_components() {
+        let metas = [meta(1, Some(1), None), meta(2, Some(1), None), meta(3, Some(2), None)];
+        let verdicts = [verdict(1, 1.0), verdict(2, 1.0), verdict(3, 0.5)];
+        let cited = metas
+            .iter()
+            .zip(&verdicts)
+            .map(|(m, v)| CitedSource { meta: m, verdict: Some(v), fallback_verdict: false })
+            .collect();
+        let (d, c) = (draft(4), critique(&["a", "b"], &["a"], Some(0.8)));
+        let e = evaluate(&input("how do widgets work", &d, &c, cited), &EvaluateSettings::default());
+        let k = e.components;
+        // Source quality: tier × REVIEW's relevance, so a half-relevant tier 2 page counts 0.45.
+        assert!((k.source_quality - (1.0 + 1.0 + 0.9 * 0.5) / 3.0).abs() < 1e-9, "{k:?}");
+        assert_eq!((k.answer_relevance, k.coverage, k.citation_density, k.consistency), (0.8, 0.5, 0.75, 1.0));
+        // Not a question about time: recency is shown but weighs nothing.
+        assert!(!e.time_sensitive);
+        assert_eq!(e.weights.recency, 0.0);
+        let expected = (0.30 * 0.8 + 0.20 * k.source_quality + 0.20 * 0.5 + 0.15 * 0.75 + 0.10 * 1.0) / 0.95;
         assert!((e.confidence - expected).abs() < 1e-4, "{} vs {expected}", e.confidence);
+        assert_eq!(e.held_back, None);
         assert_eq!(e.coverage, 0.5);
         assert_eq!(e.gain, e.confidence);
     }
 
     #[test]
+    fn recency_counts_only_for_a_question_about_time() {
+        let m = meta(1, Some(1), Some("2000-01-01"));
+        let v = verdict(1, 1.0);
+        let (d, c) = (draft(4), critique(&["a"], &["a"], Some(1.0)));
+        let cited = || vec![CitedSource { meta: &m, verdict: Some(&v), fallback_verdict: false }];
+        let s = EvaluateSettings::default();
+        let timeless = evaluate(&input("how do widgets work", &d, &c, cited()), &s);
+        let timely = evaluate(&input("what is the latest widget release", &d, &c, cited()), &s);
+        assert!(timely.time_sensitive && !timeless.time_sensitive);
+        assert_eq!(timely.weights.recency, s.weights.recency);
+        assert!(timely.components.recency < 0.01, "a page from 2000 is old");
+        assert!(timely.confidence < timeless.confidence, "{} vs {}", timely.confidence, timeless.confidence);
+    }
+
+    #[test]
+    fn an_unjudged_answer_relevance_is_no_evidence_and_holds_the_draft_back() {
+        let metas = [meta(1, Some(1), None), meta(2, Some(1), None), meta(3, Some(1), None)];
+        let vs = [verdict(1, 1.0), verdict(2, 1.0), verdict(3, 1.0)];
+        let cited = || {
+            metas
+                .iter()
+                .zip(&vs)
+                .map(|(m, v)| CitedSource { meta: m, verdict: Some(v), fallback_verdict: false })
+                .collect()
+        };
+        let d = draft(4);
+        let s = EvaluateSettings::default();
+        let judged = critique(&["a"], &["a"], Some(1.0));
+        let unjudged = critique(&["a"], &["a"], None);
+        let off = critique(&["a"], &["a"], Some(0.2));
+        let good = evaluate(&input("q", &d, &judged, cited()), &s);
+        let none = evaluate(&input("q", &d, &unjudged, cited()), &s);
+        let miss = evaluate(&input("q", &d, &off, cited()), &s);
+        assert_eq!(good.held_back, None);
+        assert_eq!(none.components.answer_relevance, 0.0, "not a free 1.0");
+        assert!(none.held_back.as_deref().is_some_and(|h| h.contains("did not judge")), "{:?}", none.held_back);
+        assert!(miss.held_back.as_deref().is_some_and(|h| h.contains("0.20 < 0.50")), "{:?}", miss.held_back);
+        for e in [&none, &miss] {
+            assert!(e.confidence <= s.held_back_confidence_cap, "{}", e.confidence);
+        }
+        assert!(good.confidence > 0.85, "{}", good.confidence);
+    }
+
+    #[test]
+    fn unanswered_zeroes_relevance_and_coverage_and_ends_low() {
+        let metas = [meta(1, Some(1), None), meta(2, Some(1), None), meta(3, Some(1), None)];
+        let vs = [verdict(1, 1.0), verdict(2, 1.0), verdict(3, 1.0)];
+        let cited = metas
+            .iter()
+            .zip(&vs)
+            .map(|(m, v)| CitedSource { meta: m, verdict: Some(v), fallback_verdict: false })
+            .collect();
+        let d = draft(4);
+        let mut c = critique(&["a", "b"], &["a", "b"], Some(0.9));
+        c.unanswered = true;
+        let e = evaluate(&input("q", &d, &c, cited), &EvaluateSettings::default());
+        assert!(e.unanswered);
+        assert_eq!((e.components.answer_relevance, e.coverage), (0.0, 0.0));
+        assert!(e.confidence < 0.5, "{}", e.confidence);
+        assert!(e.held_back.as_deref().is_some_and(|h| h.contains("do not answer")));
+    }
+
+    #[test]
+    fn phases_that_fell_back_contribute_no_evidence() {
+        let metas = [meta(1, Some(1), None), meta(2, Some(1), None), meta(3, Some(1), None)];
+        let vs = [verdict(1, 1.0), verdict(2, 1.0), verdict(3, 1.0)];
+        let cited = metas
+            .iter()
+            .zip(&vs)
+            .map(|(m, v)| CitedSource { meta: m, verdict: Some(v), fallback_verdict: true })
+            .collect();
+        let d = draft(4);
+        let c = critique(&["a"], &["a"], None);
+        let mut i = input("q", &d, &c, cited);
+        i.claim_supported = vec![true; 4];
+        i.failed_phases = vec!["review".into(), "draft".into(), "critique".into(), "draft".into()];
+        let e = evaluate(&i, &EvaluateSettings::default());
+        let k = e.components;
+        assert_eq!(
+            (k.answer_relevance, k.source_quality, k.coverage, k.citation_density, k.consistency),
+            (0.0, 0.0, 0.0, 0.0, 0.0),
+            "{k:?}"
+        );
+        assert_eq!(e.confidence, 0.0);
+        assert_eq!(e.failed_phases, vec!["review", "draft", "critique"]);
+        assert!(e.held_back.as_deref().is_some_and(|h| h.contains("review, draft, critique")), "{:?}", e.held_back);
+    }
+
+    #[test]
     fn few_sources_and_low_tiers_lower_source_quality() {
         let m = meta(1, Some(5), None);
-        let d = draft(1);
-        let c = critique(&["a"], &["a"]);
-        let input = EvaluateInput {
-            draft: Some(&d),
-            critique: Some(&c),
-            cited: vec![CitedSource { meta: &m, verdict: None }],
-            claim_supported: vec![true],
-            previous_confidence: 0.5,
-            previous_draft: None,
-            today_days: 0,
-        };
-        let e = evaluate(&input, &EvaluateSettings::default());
-        // tier 5 = 0.4, unknown relevance 0.5 → 0.4 * 0.75, then 1 of 3 sources.
-        assert!((e.components.source_quality - 0.4 * 0.75 / 3.0).abs() < 1e-9);
+        let (d, c) = (draft(1), critique(&["a"], &["a"], Some(1.0)));
+        let mut i = input("q", &d, &c, vec![CitedSource { meta: &m, verdict: None, fallback_verdict: false }]);
+        i.claim_supported = vec![true];
+        let e = evaluate(&i, &EvaluateSettings::default());
+        // tier 5 = 0.4, unknown relevance 0.5, then 1 of 3 sources.
+        assert!((e.components.source_quality - 0.4 * 0.5 / 3.0).abs() < 1e-9);
     }
 
     #[test]
     fn nothing_to_evaluate_scores_zero() {
         let input = EvaluateInput {
+            question: "q",
             draft: None,
             critique: None,
             cited: vec![],
@@ -281,21 +444,21 @@ mod tests {
             previous_confidence: 0.3,
             previous_draft: None,
             today_days: 0,
+            failed_phases: vec![],
         };
         let e = evaluate(&input, &EvaluateSettings::default());
         assert_eq!((e.confidence, e.coverage), (0.0, 0.0));
         assert_eq!(e.gain, -0.3);
         assert_eq!(e.verdict, Verdict::Reject);
+        assert_eq!(e.held_back.as_deref(), Some("nothing was drafted"));
     }
 
     #[test]
-    fn recency_halves_every_half_life() {
-        let s = EvaluateSettings::default();
-        let today = days_since_epoch("2026-01-01").unwrap_or_default();
-        let old = meta(1, None, Some("2024-01-01"));
-        let r = recency(&old, today, &s);
-        assert!((r - 0.5).abs() < 0.01, "{r}");
-        assert_eq!(days_since_epoch("1970-01-02"), Some(1));
-        assert_eq!(days_since_epoch("not a date"), None);
+    fn a_quote_supports_a_claim_only_when_it_says_what_the_claim_says() {
+        let claim = "Vectors grow their buffer by doubling capacity";
+        assert!(quote_supports_claim(claim, &["A vector grows by doubling its capacity when its buffer is full."]));
+        assert!(!quote_supports_claim(claim, &["Strings are UTF-8 encoded byte sequences."]));
+        assert!(quote_supports_claim(claim, &["unrelated words", "buffer doubling capacity grow"]), "quotes add up");
+        assert!(!quote_supports_claim("", &[]));
     }
 }

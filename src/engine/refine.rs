@@ -217,6 +217,10 @@ mod tests {
             needs_clarification: false,
             gain: 0.0,
             draft_similarity: None,
+            failed_phases: vec![],
+            unanswered: false,
+            time_sensitive: false,
+            held_back: None,
         }
     }
 

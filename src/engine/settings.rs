@@ -60,6 +60,12 @@ pub struct EvaluateSettings {
     pub recency_unknown: f64,
     /// Consistency lost per contradiction.
     pub contradiction_penalty: f64,
+    /// A draft whose answer relevance is below this does not address the
+    /// question: it is held back from OUTPUT whatever its other numbers.
+    pub min_answer_relevance: f64,
+    /// The most confidence a held-back draft can show (an unanswered
+    /// question, a fallback phase, a direct answer that misses the question).
+    pub held_back_confidence_cap: f64,
 }
 
 impl Default for EvaluateSettings {
@@ -73,6 +79,8 @@ impl Default for EvaluateSettings {
             recency_half_life_days: 730.0,
             recency_unknown: 0.7,
             contradiction_penalty: 0.25,
+            min_answer_relevance: 0.5,
+            held_back_confidence_cap: 0.5,
         }
     }
 }

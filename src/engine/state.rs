@@ -6,12 +6,17 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
+use super::interpretation::Interpretation;
 use super::model::{
     Critique, Decision, Draft, Evaluation, Outcome, PlannedQuery, QualityReport, Refinement, Reflection, Report, Role,
     SourceId, SourceMeta, SourceVerdict, Strategy, Verification,
 };
 use super::protocol::{Answer, Event, EventRecord, ImportedContext, SessionHeader, Steer};
 use crate::engine::model::Clarification;
+
+/// The phases whose failure the engine covers with `fallback`: what they
+/// then produce is no evidence that the question is answered.
+pub const FALLBACK_PHASES: &[&str] = &["plan", "review", "draft", "critique"];
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct SessionState {
@@ -41,6 +46,8 @@ pub struct SessionState {
     /// Answers to ASKs and user notes: the task's added constraints.
     pub constraints: Vec<String>,
     pub asks: Vec<AskRecord>,
+    /// The meaning the user chose when asked, and what it rules out.
+    pub interpretation: Option<Interpretation>,
     pub banned: BTreeSet<SourceId>,
     pub pinned: BTreeSet<SourceId>,
     pub degraded: Vec<String>,
@@ -367,6 +374,17 @@ impl SessionState {
                     let constraint =
                         format!("{} — the user answered: {}", ask.clarification.question, answer.as_text());
                     self.constraints.push(constraint);
+                    let question = self.header.as_ref().map_or("", |h| h.question.as_str());
+                    let mut chosen = Interpretation::from_answer(question, ask.iteration, &ask.clarification, answer);
+                    // A second answer narrows further: what the first ruled out stays out.
+                    if let Some(earlier) = self.interpretation.take() {
+                        for t in earlier.excluded {
+                            if !chosen.excluded.contains(&t) {
+                                chosen.excluded.push(t);
+                            }
+                        }
+                    }
+                    self.interpretation = Some(chosen);
                 }
             }
             Event::UsageRecorded { usage } => {
@@ -394,7 +412,16 @@ impl SessionState {
             Event::CancelRequested => self.cancel_requested = true,
             Event::CommandRejected { command, reason } => self.rejected.push(format!("{command}: {reason}")),
             Event::ReportDelta { text } => self.report_stream.push_str(text),
-            Event::ReportWritten { report } => self.report = Some(report.clone()),
+            Event::ReportWritten { report } => {
+                // One confidence per session: the report's draft's, shown
+                // everywhere from here on (summary, `sessions`, the last line).
+                let scored = report
+                    .based_on_iteration
+                    .and_then(|n| self.iteration_record(n)?.evaluation.as_ref())
+                    .map(|e| (e.confidence, e.coverage, e.gaps.clone()));
+                (self.confidence, self.coverage, self.gaps) = scored.unwrap_or_default();
+                self.report = Some(report.clone());
+            }
             Event::Verified { verification } => self.verification = Some(verification.clone()),
             Event::SessionEnded { outcome } => self.outcome = Some(outcome.clone()),
         }
@@ -486,15 +513,39 @@ impl SessionState {
     }
 
     /// The iteration whose draft scored best (seed 003 best candidate):
-    /// highest confidence, then coverage, then the later one.
+    /// highest confidence, then coverage, then the later one. A draft
+    /// written before the user answered an ASK is a candidate only when it
+    /// keeps to the meaning chosen.
     pub fn best_iteration(&self) -> Option<&IterationRecord> {
-        self.iterations.iter().filter(|it| it.draft.is_some()).max_by(|a, b| {
+        let admitted = |it: &&IterationRecord| match (&it.draft, &self.interpretation) {
+            (None, _) => false,
+            (Some(_), None) => true,
+            (Some(d), Some(i)) => i.admits_draft(it.iteration, d),
+        };
+        self.iterations.iter().filter(admitted).max_by(|a, b| {
             let key =
                 |it: &IterationRecord| it.evaluation.as_ref().map_or((-1.0, -1.0), |e| (e.confidence, e.coverage));
             let (ca, va) = key(a);
             let (cb, vb) = key(b);
             ca.total_cmp(&cb).then(va.total_cmp(&vb)).then(a.iteration.cmp(&b.iteration))
         })
+    }
+
+    /// The research phases of iteration `n` that failed and fell back to
+    /// sleuth's simple defaults, in the order they failed.
+    pub fn failed_phases(&self, n: u32) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for e in self.errors.iter().filter(|e| e.iteration == n && FALLBACK_PHASES.contains(&e.phase.as_str())) {
+            if !out.contains(&e.phase) {
+                out.push(e.phase.clone());
+            }
+        }
+        out
+    }
+
+    /// The iterations in which `phase` failed and fell back.
+    pub fn iterations_where_failed(&self, phase: &str) -> Vec<u32> {
+        self.errors.iter().filter(|e| e.phase == phase).map(|e| e.iteration).collect()
     }
 
     /// The ask still waiting for an answer, if any.

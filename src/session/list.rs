@@ -19,6 +19,10 @@ pub enum Status {
     Running,
     WaitingOnAsk,
     Finished,
+    /// Finished, but the sources found do not answer the question.
+    Unanswered,
+    /// Finished without searching anything: every search failed.
+    NotSearched,
     Cancelled,
     Failed,
     /// Stopped before its end with nobody writing it: `resume` continues it.
@@ -33,6 +37,8 @@ impl Status {
             Status::Running => "running",
             Status::WaitingOnAsk => "waiting on ASK",
             Status::Finished => "finished",
+            Status::Unanswered => "unanswered",
+            Status::NotSearched => "not searched",
             Status::Cancelled => "cancelled",
             Status::Failed => "failed",
             Status::Interrupted => "interrupted",
@@ -113,6 +119,8 @@ pub fn list_one(dir: &SessionDir) -> ListedSession {
                 (LoggedStatus::InProgress, None) => Status::Interrupted,
                 (LoggedStatus::WaitingOnAsk { .. }, None) => Status::WaitingOnAsk,
                 (LoggedStatus::Finished, None) => Status::Finished,
+                (LoggedStatus::Unanswered, None) => Status::Unanswered,
+                (LoggedStatus::NotSearched, None) => Status::NotSearched,
                 (LoggedStatus::Cancelled, None) => Status::Cancelled,
                 (LoggedStatus::Failed { .. }, None) => Status::Failed,
             };

@@ -11,12 +11,12 @@ use serde::{Deserialize, Serialize};
 use super::SessionDir;
 use super::log::{LogError, read_log};
 use super::redact::Redactor;
-use crate::engine::model::{Action, DecisionReason, Outcome, StopReason};
+use crate::engine::model::{Action, AnswerStatus, DecisionReason, Outcome, StopReason};
 use crate::engine::protocol::ForkOrigin;
 use crate::engine::state::{QueryResult, SessionState};
 
 /// Bumped whenever the summary's fields change; older summaries are rebuilt.
-pub const SUMMARY_VERSION: u32 = 1;
+pub const SUMMARY_VERSION: u32 = 2;
 
 /// Where a session stands as far as its log tells. Whether a process is
 /// writing it right now is not in the log: see `list::Status`.
@@ -29,6 +29,10 @@ pub enum LoggedStatus {
         question: String,
     },
     Finished,
+    /// Finished, but the sources found do not answer the question.
+    Unanswered,
+    /// Finished without searching anything: every search failed.
+    NotSearched,
     Cancelled,
     Failed {
         error: String,
@@ -143,7 +147,11 @@ impl SessionSummary {
 
 fn logged_status(state: &SessionState) -> LoggedStatus {
     match &state.outcome {
-        Some(Outcome::Finished) => LoggedStatus::Finished,
+        Some(Outcome::Finished) => match state.report.as_ref().map(|r| r.answer) {
+            Some(AnswerStatus::Unanswered) => LoggedStatus::Unanswered,
+            Some(AnswerStatus::NotSearched) => LoggedStatus::NotSearched,
+            _ => LoggedStatus::Finished,
+        },
         Some(Outcome::Cancelled) => LoggedStatus::Cancelled,
         Some(Outcome::Failed { error }) => LoggedStatus::Failed { error: error.clone() },
         None => match state.open_ask() {

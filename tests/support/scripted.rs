@@ -139,11 +139,22 @@ pub struct Turn {
     pub fabricate: bool,
     /// Repeat the previous draft verbatim.
     pub same_draft: bool,
+    /// The critic's answer relevance (`None`: not judged).
+    pub relevance: Option<f64>,
 }
 
 impl Turn {
     pub fn coverage(addressed: usize, required: usize) -> Self {
-        Self { addressed, required, issues: Vec::new(), clarify: false, cite: 5, fabricate: false, same_draft: false }
+        Self {
+            addressed,
+            required,
+            issues: Vec::new(),
+            clarify: false,
+            cite: 5,
+            fabricate: false,
+            same_draft: false,
+            relevance: Some(0.9),
+        }
     }
 }
 
@@ -281,7 +292,7 @@ impl Reasoner for ScriptedReasoner {
                 options: vec!["the blue widget".into(), "the red widget".into()],
             }),
             dimensions: None,
-            answer_relevance: None,
+            answer_relevance: turn.relevance,
             unanswered: false,
         };
         self.reply(Role::Critique, critique)

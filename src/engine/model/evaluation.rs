@@ -2,9 +2,16 @@ use serde::{Deserialize, Serialize};
 
 use super::Verdict;
 
-/// The five inputs of confidence (seed 004), each in `[0, 1]`.
+/// The inputs of confidence: seed 004's five and answer relevance, each
+/// in `[0, 1]`. Each is evidence that the question is answered; a part
+/// nobody could judge (a failed phase, a critic that gave no figure) is 0,
+/// never a free 1.0.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct ConfidenceComponents {
+    /// Whether the draft's direct answer (its first paragraph) addresses
+    /// the question as asked: the critic's `answer_relevance`.
+    #[serde(default)]
+    pub answer_relevance: f64,
     pub source_quality: f64,
     pub coverage: f64,
     pub citation_density: f64,
@@ -15,6 +22,7 @@ pub struct ConfidenceComponents {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ConfidenceWeights {
+    pub answer_relevance: f64,
     pub source_quality: f64,
     pub coverage: f64,
     pub citation_density: f64,
@@ -24,13 +32,27 @@ pub struct ConfidenceWeights {
 
 impl Default for ConfidenceWeights {
     fn default() -> Self {
-        Self { source_quality: 0.30, coverage: 0.25, citation_density: 0.20, consistency: 0.15, recency: 0.10 }
+        // Whether the question is answered weighs most; recency only
+        // counts for a time-sensitive question (see `evaluate`).
+        Self {
+            answer_relevance: 0.30,
+            source_quality: 0.20,
+            coverage: 0.20,
+            citation_density: 0.15,
+            consistency: 0.10,
+            recency: 0.05,
+        }
     }
 }
 
 impl ConfidenceWeights {
     pub fn sum(&self) -> f64 {
-        self.source_quality + self.coverage + self.citation_density + self.consistency + self.recency
+        self.answer_relevance
+            + self.source_quality
+            + self.coverage
+            + self.citation_density
+            + self.consistency
+            + self.recency
     }
 }
 
@@ -72,6 +94,8 @@ impl DimensionWeights {
 pub struct Evaluation {
     pub confidence: f64,
     pub components: ConfidenceComponents,
+    /// The weights applied: the configured ones, with recency's at 0 when
+    /// the question is not time-sensitive.
     pub weights: ConfidenceWeights,
     pub coverage: f64,
     pub aspects_required: usize,
@@ -91,4 +115,20 @@ pub struct Evaluation {
     pub gain: f64,
     /// Similarity of this draft to the previous one, in `[0, 1]`.
     pub draft_similarity: Option<f64>,
+    /// Phases of this iteration that failed and fell back to sleuth's
+    /// simple defaults: what they produced is no evidence.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_phases: Vec<String>,
+    /// The critic found that the sources do not answer the question.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unanswered: bool,
+    /// The question asks about dates, versions or the latest state of
+    /// things, so recency counts.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub time_sensitive: bool,
+    /// Why this draft may not end the session on its thresholds (and its
+    /// confidence is capped): unanswered, a phase fell back, or a direct
+    /// answer that does not address the question. `None`: nothing holds it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_back: Option<String>,
 }

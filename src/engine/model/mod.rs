@@ -17,7 +17,7 @@ pub use decision::{Action, Decision, DecisionReason, Refinement, Reformulation, 
 pub use draft::{Citation, Claim, Draft};
 pub use evaluation::{ConfidenceComponents, ConfidenceWeights, DimensionScores, DimensionWeights, Evaluation};
 pub use query::{PlannedQuery, Reflection};
-pub use report::{Outcome, Report, StopReason, UnsupportedClaim, Verification};
+pub use report::{AnswerStatus, Outcome, Report, StopReason, UnsupportedClaim, Verification};
 pub use review::{QualityReport, SourceVerdict, SuggestedRefinement};
 pub use source::{SourceId, SourceKind, SourceMeta};
 pub use usage::{Role, Usage};

@@ -22,6 +22,30 @@ pub struct Report {
     #[serde(default)]
     pub caveats: Vec<String>,
     pub stop: StopReason,
+    /// Whether the report answers the question (a script tells the cases
+    /// apart by the exit code; see `AnswerStatus`).
+    #[serde(default, skip_serializing_if = "AnswerStatus::is_answered")]
+    pub answer: AnswerStatus,
+}
+
+/// What the report could do with the question.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerStatus {
+    /// Written from a draft that answers it (however confidently).
+    #[default]
+    Answered,
+    /// Sources were searched, but what they say does not answer it: the
+    /// report says so first and gives the closest material.
+    Unanswered,
+    /// No source could be searched at all (every search failed).
+    NotSearched,
+}
+
+impl AnswerStatus {
+    pub fn is_answered(&self) -> bool {
+        *self == AnswerStatus::Answered
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

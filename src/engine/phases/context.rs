@@ -24,10 +24,14 @@ impl Engine {
         Some(SourceDoc { meta, text, relevance })
     }
 
-    /// Kept (or pinned) and not banned sources, most relevant first.
+    /// Kept (or pinned) and not banned sources, most relevant first. Once
+    /// the user chose a meaning, sources of the other meaning are left out.
     pub(super) fn usable_docs(&mut self) -> Vec<SourceDoc> {
         let ids: Vec<SourceId> = self.state.usable_sources().map(|s| s.meta.id).collect();
         let mut docs: Vec<SourceDoc> = ids.into_iter().filter_map(|id| self.doc(id)).collect();
+        if let Some(i) = &self.state.interpretation {
+            docs.retain(|d| self.state.pinned.contains(&d.meta.id) || i.keeps_source(&d.text));
+        }
         docs.sort_by(|a, b| {
             let (ra, rb) = (a.relevance.unwrap_or(0.0), b.relevance.unwrap_or(0.0));
             rb.total_cmp(&ra).then(a.meta.id.cmp(&b.meta.id))

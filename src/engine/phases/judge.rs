@@ -7,7 +7,7 @@ use super::call::research_limit_ms;
 use crate::engine::citations::check_claim;
 use crate::engine::convergence::{Convergence, severity_plateau};
 use crate::engine::decide::{DecideInput, decide};
-use crate::engine::evaluate::{CitedSource, EvaluateInput, evaluate};
+use crate::engine::evaluate::{CitedSource, EvaluateInput, evaluate, quote_supports_claim};
 use crate::engine::memory::MemoryEntry;
 use crate::engine::model::{Critique, SourceId};
 use crate::engine::protocol::Event;
@@ -26,16 +26,32 @@ impl Engine {
         let texts: Vec<(SourceId, std::sync::Arc<str>)> =
             cited_ids.iter().filter_map(|id| self.normalized_text_of(*id).map(|t| (*id, t))).collect();
         let text_of = |id: SourceId| texts.iter().find(|(i, _)| *i == id).map(|(_, t)| &**t);
-        let claim_supported: Vec<bool> =
-            draft.map_or(Vec::new(), |d| d.claims.iter().map(|c| check_claim(c, &text_of).is_ok()).collect());
+        // Supported: the quote is in its source and says what the claim says.
+        let claim_supported: Vec<bool> = draft.map_or(Vec::new(), |d| {
+            d.claims
+                .iter()
+                .map(|c| {
+                    let quotes: Vec<&str> = c.citations.iter().map(|q| q.quote.as_str()).collect();
+                    check_claim(c, &text_of).is_ok() && quote_supports_claim(&c.text, &quotes)
+                })
+                .collect()
+        });
+        // Sources added in an iteration whose review fell back carry the
+        // fallback's verdict: its relevance is the search rank, not a judgement.
+        let failed_review: Vec<u32> = self.state.iterations_where_failed("review");
         let cited: Vec<CitedSource> = cited_ids
             .iter()
             .filter_map(|id| self.state.source(*id))
             .filter(|s| !self.state.banned.contains(&s.meta.id))
-            .map(|s| CitedSource { meta: &s.meta, verdict: s.verdict.as_ref() })
+            .map(|s| CitedSource {
+                meta: &s.meta,
+                verdict: s.verdict.as_ref(),
+                fallback_verdict: failed_review.contains(&s.meta.iteration),
+            })
             .collect();
         let previous_draft = self.state.iterations.iter().take(n as usize - 1).rev().find_map(|i| i.draft.as_ref());
         let input = EvaluateInput {
+            question: self.state.question(),
             draft,
             critique: it.critique.as_ref(),
             cited,
@@ -43,6 +59,7 @@ impl Engine {
             previous_confidence: it.confidence_before,
             previous_draft,
             today_days: today_days(),
+            failed_phases: self.state.failed_phases(n),
         };
         let evaluation = evaluate(&input, &self.settings.evaluate);
         self.emit(Event::Evaluated { iteration: n, evaluation })?;

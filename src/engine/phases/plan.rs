@@ -106,6 +106,19 @@ impl Engine {
             });
             m.negative_keywords = apply_keywords(&mut m.queries, &negative, &positive, &stale);
         }
+        // An answered ASK rules a meaning out: its words leave the queries.
+        if let Some(i) = &self.state.interpretation {
+            i.constrain(&mut m.queries);
+            for t in &i.excluded {
+                if !m.negative_keywords.contains(t) {
+                    m.negative_keywords.push(t.clone());
+                }
+            }
+            if m.queries.is_empty() {
+                m.queries = fallback::plan(self.state.question(), &self.state.constraints, max).1;
+                i.constrain(&mut m.queries);
+            }
+        }
         let refinement = Refinement {
             strategy,
             rationale,

@@ -8,7 +8,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::call::Share;
-use crate::engine::caveats::caveats;
+use crate::engine::caveats::{WRITER_FAILED, answer_lead, answer_status, caveats};
 use crate::engine::citations::{citation_markers, mark_unsupported, verify};
 use crate::engine::model::{Claim, Draft, Report, Role, SourceId, StopReason, Verification};
 use crate::engine::protocol::Event;
@@ -30,6 +30,8 @@ impl Engine {
             None => (None, None, None),
         };
         let mut caveats = caveats(&self.state, stop, based_on, &self.settings.decide);
+        let status = answer_status(&self.state, based_on);
+        let has_material = draft.as_ref().is_some_and(|d| !d.claims.is_empty());
         let (body, claims) = if stop == StopReason::Cancelled || draft.is_none() {
             (fallback_body(draft.as_ref()), draft.map(|d| d.claims).unwrap_or_default())
         } else {
@@ -43,8 +45,17 @@ impl Engine {
                         (fallback_body(Some(&draft)), draft.claims.clone())
                     }
                 },
-                Some(None) => (fallback_body(Some(&draft)), draft.claims.clone()),
+                Some(None) => {
+                    caveats.insert(0, WRITER_FAILED.to_string());
+                    (fallback_body(Some(&draft)), draft.claims.clone())
+                }
             }
+        };
+        // Said first, whatever the writer wrote: the material is not an answer.
+        let body = match answer_lead(&self.state, status, has_material) {
+            Some(lead) if !has_material => lead,
+            Some(lead) => format!("{lead}\n\n{body}"),
+            None => body,
         };
         if let Some(caveat) = self.reasoning_fallbacks()? {
             caveats.push(caveat);
@@ -55,7 +66,7 @@ impl Engine {
         let cited: Vec<SourceId> = verification.cited.clone();
         let marked = mark_unsupported(&super::backed::mark_unbacked(&body, &claims, &verification), &verification);
         let markdown = assemble(&self.state, &marked, &cited, &caveats);
-        let report = Report { markdown, claims, based_on_iteration: based_on, caveats, stop };
+        let report = Report { markdown, claims, based_on_iteration: based_on, caveats, stop, answer: status };
         self.emit(Event::ReportWritten { report })?;
         self.emit(Event::Verified { verification })?;
         self.checkpoint()

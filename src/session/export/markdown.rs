@@ -141,6 +141,8 @@ fn status_text(summary: &SessionSummary) -> String {
         LoggedStatus::InProgress => "not finished".into(),
         LoggedStatus::WaitingOnAsk { question } => format!("waiting for an answer to: {}", cell(question)),
         LoggedStatus::Finished => "finished".into(),
+        LoggedStatus::Unanswered => "finished: the sources found do not answer the question".into(),
+        LoggedStatus::NotSearched => "finished: no source could be searched".into(),
         LoggedStatus::Cancelled => "cancelled (partial report)".into(),
         LoggedStatus::Failed { error } => format!("failed: {}", cell(error)),
     }
@@ -234,8 +236,8 @@ fn iteration(out: &mut String, state: &SessionState, it: &IterationRecord) {
         );
         let _ = writeln!(
             out,
-            "- confidence parts: source quality {:.2}, coverage {:.2}, citation density {:.2}, consistency {:.2}, recency {:.2}",
-            k.source_quality, k.coverage, k.citation_density, k.consistency, k.recency
+            "- confidence parts: answer relevance {:.2}, source quality {:.2}, coverage {:.2}, citation density {:.2}, consistency {:.2}, recency {:.2}",
+            k.answer_relevance, k.source_quality, k.coverage, k.citation_density, k.consistency, k.recency
         );
         let _ = writeln!(
             out,

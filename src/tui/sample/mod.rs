@@ -264,6 +264,7 @@ impl Sample {
             based_on_iteration: w.state.best_iteration().map(|it| it.iteration),
             caveats: vec!["One query failed in iteration 2; its aspect rests on fewer sources.".into()],
             stop: StopReason::Decision(DecisionReason::Thresholds),
+            answer: Default::default(),
         };
         w.emit(Event::ReportWritten { report });
         let cited = best.cited_sources();

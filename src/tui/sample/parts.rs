@@ -65,6 +65,7 @@ pub(super) fn evaluation(confidence: f64, gain: f64, c: &Critique, d: &Draft) ->
     Evaluation {
         confidence,
         components: ConfidenceComponents {
+            answer_relevance: 0.8,
             source_quality: 0.9,
             coverage: c.aspects_addressed.len() as f64 / 4.0,
             citation_density: 0.7,
@@ -93,6 +94,10 @@ pub(super) fn evaluation(confidence: f64, gain: f64, c: &Critique, d: &Draft) ->
         needs_clarification: c.needs_clarification.is_some(),
         gain,
         draft_similarity: None,
+        failed_phases: vec![],
+        unanswered: false,
+        time_sensitive: false,
+        held_back: None,
     }
 }
 

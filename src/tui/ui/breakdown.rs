@@ -32,19 +32,25 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let d = &e.dimensions;
     let mut lines = vec![
         heading(t, format!("Confidence {:.2} (threshold {conf_t:.2}) · iteration {n}", e.confidence)),
+        row("answer relevance", c.answer_relevance, w.answer_relevance),
         row("source quality", c.source_quality, w.source_quality),
         row("coverage", c.coverage, w.coverage),
         row("citation density", c.citation_density, w.citation_density),
         row("consistency", c.consistency, w.consistency),
         row("recency", c.recency, w.recency),
         Line::from(Span::styled(format!("  weighted average (÷ {sum:.2} total weight)"), t.muted)),
+    ];
+    if let Some(why) = &e.held_back {
+        lines.push(Line::from(Span::styled(format!("  held back: {}", inline(why)), t.muted)));
+    }
+    lines.extend([
         Line::default(),
         heading(t, format!("Coverage {:.2} (threshold {cov_t:.2})", e.coverage)),
         Line::from(Span::styled(
             format!("  {} of {} required aspects addressed", e.aspects_addressed, e.aspects_required),
             t.modal,
         )),
-    ];
+    ]);
     // The aspects behind the count, as the critic named them.
     if let Some(c) = it.critique.as_ref().filter(|c| !c.aspects_required.is_empty()) {
         let missing: Vec<String> =
