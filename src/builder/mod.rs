@@ -100,8 +100,7 @@ impl Runtime {
         let chains = providers.build_chains(&config.search.chains, progress)?;
         let snapshot = config.snapshot();
         let redactor = Redactor::from_config(&snapshot);
-        let memory: Arc<dyn MemoryStore> =
-            Arc::new(FileMemoryStore::open(&paths.memory_file(), config.memory.clone()));
+        let memory: Arc<dyn MemoryStore> = Arc::new(FileMemoryStore::open(&paths.memory_file(), config.memory.clone()));
         let search = Arc::new(SearchRouter::new(chains.clone(), &config.search));
         let sessions = SessionStore::new(paths.sessions_dir());
         Ok(Self { paths, config, snapshot, redactor, providers, chains, search, llm, memory, sessions })

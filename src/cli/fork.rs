@@ -30,7 +30,8 @@ pub async fn execute(global: &GlobalArgs, args: ForkArgs) -> anyhow::Result<u8> 
         }
     };
     let new_id = new_session_id();
-    let forked = fork_session(store.root(), &source, args.from, &new_id, retuned.as_ref().map(|_| &retune as Retune<'_>))?;
+    let forked =
+        fork_session(store.root(), &source, args.from, &new_id, retuned.as_ref().map(|_| &retune as Retune<'_>))?;
     eprintln!(
         "forked session {source} at iteration {} as session {new_id}: {} events shared, {} left behind{}",
         args.from,

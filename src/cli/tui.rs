@@ -3,7 +3,6 @@
 
 use std::path::{Path, PathBuf};
 
-
 use super::args::{GlobalArgs, OpenArgs, ResearchArgs, TuiArgs};
 use super::{exit, setup};
 use crate::engine::model::Outcome;

@@ -21,6 +21,7 @@ use crate::engine::tiers::{SourceMode, TierEntry};
 use crate::llm::LlmConfig;
 use crate::search::local::LocalConfig;
 use crate::search::web::WebConfig;
+use crate::serve::ServeConfig;
 use crate::tui::TuiConfig;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -40,6 +41,7 @@ pub struct Config {
     pub llm: LlmConfig,
     pub web: WebConfig,
     pub tui: TuiConfig,
+    pub serve: ServeConfig,
     pub log: LogConfig,
 }
 

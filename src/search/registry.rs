@@ -78,7 +78,8 @@ mod tests {
     #[test]
     fn a_provider_that_cannot_start_is_left_out_when_its_chain_has_another() {
         let local = LocalConfig::default();
-        let mut web = WebConfig { tavily_api_key_env: "SLEUTH_TEST_KEY_THAT_IS_NEVER_SET".into(), ..WebConfig::default() };
+        let mut web =
+            WebConfig { tavily_api_key_env: "SLEUTH_TEST_KEY_THAT_IS_NEVER_SET".into(), ..WebConfig::default() };
         web.searxng_url = Some("http://127.0.0.1:9".into());
         let no_corpus = || Err("not needed".to_string());
         let said = std::sync::Mutex::new(Vec::<String>::new());

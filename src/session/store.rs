@@ -61,8 +61,7 @@ impl SessionStore {
 
     /// The log of a new session, keys blanked by `redactor`.
     pub fn create_log(&self, dir: &SessionDir, redactor: Redactor) -> Result<SessionLog, CreateError> {
-        SessionLog::create(dir, redactor)
-            .map_err(|e| CreateError::Log { path: dir.log_path(), message: e.to_string() })
+        SessionLog::create(dir, redactor).map_err(|e| CreateError::Log { path: dir.log_path(), message: e.to_string() })
     }
 
     /// The session named by an exact id, a unique prefix, or `last`.

@@ -1,0 +1,474 @@
+//! Research jobs shared by `sleuth serve` and `sleuth mcp`: admission
+//! (at most `max_concurrent` running, `max_queued` waiting, the rest
+//! refused), one session per job built by the builder exactly as the CLI
+//! builds it (same store, so `sleuth sessions` lists it and `sleuth resume`
+//! continues it), its events kept for replay, and a shutdown that stops
+//! every session at its next checkpoint.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use tokio::sync::{Semaphore, mpsc::UnboundedSender, watch};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use super::api::{JobStatus, JobView, PendingAsk, RunAnswer, answer_of, pending_ask, status_of};
+use super::config::ServeConfig;
+use super::metrics::{Metrics, SessionTotals};
+use crate::builder::{PreparedSession, Runtime};
+use crate::config::Config;
+use crate::engine::model::Clarification;
+use crate::engine::protocol::{Answer, Command, Event, EventRecord};
+use crate::engine::state::SessionState;
+use crate::engine::{Engine, EngineHandle};
+use crate::session::Redactor;
+
+/// Why a job was not admitted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SubmitError {
+    QueueFull { retry_after_secs: u64 },
+    ShuttingDown,
+}
+
+/// Why a command to a job was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum JobError {
+    #[error("the job is not waiting on a question (status: {0:?})")]
+    NotWaiting(JobStatus),
+    #[error("the job waits on ask `{expected}`, not `{given}`")]
+    WrongAsk { expected: String, given: String },
+    #[error("the job has ended (status: {0:?})")]
+    Ended(JobStatus),
+}
+
+/// Every job of this process.
+pub struct Jobs {
+    runtime: Arc<Runtime>,
+    slots: Arc<Semaphore>,
+    concurrency: usize,
+    /// Running plus queued; admission keeps it at most `capacity`.
+    admitted: AtomicUsize,
+    capacity: usize,
+    running: AtomicUsize,
+    jobs: Mutex<HashMap<String, Arc<Job>>>,
+    pub metrics: Metrics,
+    stopping: watch::Sender<bool>,
+    grace: Duration,
+    tasks: Mutex<Vec<JoinHandle<()>>>,
+    next: AtomicU64,
+}
+
+fn locked<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // The data behind these locks stays consistent between statements.
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Jobs {
+    pub fn new(runtime: Runtime, serve: &ServeConfig) -> Arc<Self> {
+        let concurrency = serve.concurrency();
+        Arc::new(Self {
+            runtime: Arc::new(runtime),
+            slots: Arc::new(Semaphore::new(concurrency)),
+            concurrency,
+            admitted: AtomicUsize::new(0),
+            capacity: concurrency + serve.max_queued,
+            running: AtomicUsize::new(0),
+            jobs: Mutex::new(HashMap::new()),
+            metrics: Metrics::default(),
+            stopping: watch::Sender::new(false),
+            grace: Duration::from_secs(serve.shutdown_grace_secs),
+            tasks: Mutex::new(Vec::new()),
+            next: AtomicU64::new(1),
+        })
+    }
+
+    pub fn runtime(&self) -> &Runtime {
+        &self.runtime
+    }
+
+    pub fn running(&self) -> usize {
+        self.running.load(Ordering::SeqCst)
+    }
+
+    pub fn queued(&self) -> usize {
+        self.admitted.load(Ordering::SeqCst).saturating_sub(self.running())
+    }
+
+    pub fn is_stopping(&self) -> bool {
+        *self.stopping.borrow()
+    }
+
+    /// Admits a session researching `question` under `config`, or refuses
+    /// it when every slot and queue place is taken. Nothing is written for
+    /// a refused job.
+    pub fn submit(
+        self: &Arc<Self>,
+        config: Config,
+        question: String,
+        answer_first: bool,
+    ) -> Result<Arc<Job>, SubmitError> {
+        if self.is_stopping() {
+            return Err(SubmitError::ShuttingDown);
+        }
+        let admitted =
+            self.admitted.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| (n < self.capacity).then_some(n + 1));
+        if admitted.is_err() {
+            self.metrics.rejected();
+            return Err(SubmitError::QueueFull { retry_after_secs: self.retry_after() });
+        }
+        let id = format!("job-{}-{:04x}", self.next.fetch_add(1, Ordering::SeqCst), fastrand::u16(..));
+        let job = Arc::new(Job::new(id.clone(), answer_first));
+        locked(&self.jobs).insert(id, job.clone());
+        let task = tokio::spawn(drive(self.clone(), job.clone(), config, question));
+        locked(&self.tasks).push(task);
+        Ok(job)
+    }
+
+    /// A job by its id or by its session's id.
+    pub fn get(&self, id: &str) -> Option<Arc<Job>> {
+        let jobs = locked(&self.jobs);
+        jobs.get(id).cloned().or_else(|| jobs.values().find(|j| j.session_id().as_deref() == Some(id)).cloned())
+    }
+
+    /// Seconds until a slot is likely free: the queue ahead times the mean session.
+    fn retry_after(&self) -> u64 {
+        let mean = self.metrics.mean_seconds().unwrap_or(5.0);
+        let rounds = (self.queued() as f64 / self.concurrency.max(1) as f64).max(1.0);
+        (mean * rounds).ceil().clamp(1.0, 600.0) as u64
+    }
+
+    /// Stops admitting; running sessions stop at their next checkpoint.
+    pub fn stop(&self) {
+        self.stopping.send_replace(true);
+    }
+
+    /// Waits for every job task to end (after `stop`, within the grace time).
+    pub async fn wait_all(&self) {
+        let tasks = std::mem::take(&mut *locked(&self.tasks));
+        for t in tasks {
+            let _ = t.await;
+        }
+    }
+
+    fn release(&self) {
+        self.admitted.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// One research job and what it has recorded so far.
+pub struct Job {
+    pub id: String,
+    inner: Mutex<JobInner>,
+    changed: watch::Sender<u64>,
+}
+
+struct JobInner {
+    status: JobStatus,
+    session_id: Option<String>,
+    /// Every event as `sleuth run --json` prints it, with its sequence number.
+    events: Vec<(u64, String)>,
+    state: SessionState,
+    commands: Option<UnboundedSender<Command>>,
+    error: Option<String>,
+    answer_first: bool,
+}
+
+impl Job {
+    fn new(id: String, answer_first: bool) -> Self {
+        let inner = JobInner {
+            status: JobStatus::Queued,
+            session_id: None,
+            events: Vec::new(),
+            state: SessionState::default(),
+            commands: None,
+            error: None,
+            answer_first,
+        };
+        Self { id, inner: Mutex::new(inner), changed: watch::Sender::new(0) }
+    }
+
+    fn update(&self, f: impl FnOnce(&mut JobInner)) {
+        f(&mut locked(&self.inner));
+        self.changed.send_modify(|n| *n += 1);
+    }
+
+    pub fn status(&self) -> JobStatus {
+        locked(&self.inner).status
+    }
+
+    pub fn session_id(&self) -> Option<String> {
+        locked(&self.inner).session_id.clone()
+    }
+
+    pub fn ask(&self) -> Option<PendingAsk> {
+        let inner = locked(&self.inner);
+        (inner.status == JobStatus::WaitingOnAsk).then(|| pending_ask(&inner.state)).flatten()
+    }
+
+    /// A receiver that wakes on every change of this job.
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+
+    /// The events after sequence number `after`, and whether the job has ended.
+    pub fn events_after(&self, after: u64) -> (Vec<(u64, String)>, bool) {
+        let inner = locked(&self.inner);
+        let start = inner.events.partition_point(|(seq, _)| *seq <= after);
+        (inner.events[start..].to_vec(), inner.status.is_final())
+    }
+
+    /// The answer so far: the report once the job has ended, the question while it waits.
+    pub fn answer(&self) -> RunAnswer {
+        let inner = locked(&self.inner);
+        answer_of(&self.id, inner.session_id.as_deref().unwrap_or(""), inner.status, &inner.state)
+    }
+
+    pub fn view(&self) -> JobView {
+        let inner = locked(&self.inner);
+        let session = inner.session_id.as_deref().unwrap_or("");
+        JobView {
+            job_id: self.id.clone(),
+            status: inner.status,
+            session_id: inner.session_id.clone(),
+            events: inner.events.len() as u64,
+            ask: (inner.status == JobStatus::WaitingOnAsk).then(|| pending_ask(&inner.state)).flatten(),
+            answer: inner.status.is_final().then(|| answer_of(&self.id, session, inner.status, &inner.state)),
+            error: inner.error.clone(),
+        }
+    }
+
+    /// Waits until the job has ended or waits on a question.
+    pub async fn settled(&self) -> JobStatus {
+        let mut rx = self.subscribe();
+        loop {
+            let s = self.status();
+            if s.is_final() || s == JobStatus::WaitingOnAsk {
+                return s;
+            }
+            if rx.changed().await.is_err() {
+                return self.status();
+            }
+        }
+    }
+
+    /// Answers the question the job waits on: an option's number (from 1)
+    /// or text picks it, anything else is a free-text answer.
+    pub fn answer_ask(&self, ask_id: &str, text: &str) -> Result<(), JobError> {
+        let mut inner = locked(&self.inner);
+        if inner.status != JobStatus::WaitingOnAsk {
+            return Err(JobError::NotWaiting(inner.status));
+        }
+        let Some(open) = inner.state.open_ask() else { return Err(JobError::NotWaiting(inner.status)) };
+        if open.ask_id != ask_id {
+            return Err(JobError::WrongAsk { expected: open.ask_id.clone(), given: ask_id.to_string() });
+        }
+        let answer = parse_answer(&open.clarification, text);
+        let command = Command::Answer { ask_id: ask_id.to_string(), answer };
+        match &inner.commands {
+            Some(tx) if tx.send(command).is_ok() => {
+                // Running again from now: a second answer to the same ask is a conflict.
+                inner.status = JobStatus::Running;
+                drop(inner);
+                self.changed.send_modify(|n| *n += 1);
+                Ok(())
+            }
+            _ => Err(JobError::Ended(inner.status)),
+        }
+    }
+
+    /// Asks the session to stop; it writes a partial report and ends cancelled.
+    pub fn cancel(&self) -> Result<(), JobError> {
+        let mut inner = locked(&self.inner);
+        if inner.status.is_final() {
+            return Err(JobError::Ended(inner.status));
+        }
+        if inner.status == JobStatus::Queued {
+            // Not started: it ends before making a session.
+            inner.status = JobStatus::Cancelled;
+            drop(inner);
+            self.changed.send_modify(|n| *n += 1);
+            return Ok(());
+        }
+        match &inner.commands {
+            Some(tx) if tx.send(Command::Cancel).is_ok() => Ok(()),
+            _ => Err(JobError::Ended(inner.status)),
+        }
+    }
+
+    fn record(&self, record: &EventRecord, redactor: &Redactor) {
+        let line = serde_json::to_string(record).map(|l| redactor.redact(&l).into_owned()).unwrap_or_default();
+        self.update(|inner| {
+            inner.state.apply(record);
+            inner.events.push((record.seq, line));
+            let mut status = status_of(&inner.state);
+            if let (Event::AskRaised { ask_id, clarification, .. }, true) = (&record.event, inner.answer_first) {
+                if let (Some(tx), Some(label)) = (&inner.commands, clarification.options.first()) {
+                    let answer = Answer::Choice { index: 0, label: label.clone() };
+                    let _ = tx.send(Command::Answer { ask_id: ask_id.clone(), answer });
+                    status = JobStatus::Running;
+                }
+            }
+            if !inner.status.is_final() {
+                inner.status = status;
+            }
+        });
+    }
+}
+
+/// An answer typed by a client: a number or an option's text picks that option.
+fn parse_answer(c: &Clarification, text: &str) -> Answer {
+    let text = text.trim();
+    if let Ok(n) = text.parse::<usize>() {
+        if (1..=c.options.len()).contains(&n) {
+            return Answer::Choice { index: n - 1, label: c.options[n - 1].clone() };
+        }
+    }
+    match c.options.iter().position(|o| o.eq_ignore_ascii_case(text)) {
+        Some(i) => Answer::Choice { index: i, label: c.options[i].clone() },
+        None => Answer::Text { text: text.to_string() },
+    }
+}
+
+async fn stopped(rx: &mut watch::Receiver<bool>) {
+    let _ = rx.wait_for(|s| *s).await;
+}
+
+/// The life of one job: a slot, the session, the end.
+async fn drive(jobs: Arc<Jobs>, job: Arc<Job>, config: Config, question: String) {
+    let mut stopping = jobs.stopping.subscribe();
+    let permit = tokio::select! {
+        p = jobs.slots.clone().acquire_owned() => p.ok(),
+        _ = stopped(&mut stopping) => None,
+    };
+    let Some(permit) = permit else {
+        jobs.release();
+        job.update(|i| {
+            i.status = JobStatus::Interrupted;
+            i.error = Some("the server shut down before the job started".into());
+        });
+        return;
+    };
+    if job.status() == JobStatus::Cancelled {
+        jobs.release();
+        return;
+    }
+    jobs.running.fetch_add(1, Ordering::SeqCst);
+    let ended = run_session(&jobs, &job, config, question, &mut stopping).await;
+    jobs.running.fetch_sub(1, Ordering::SeqCst);
+    drop(permit);
+    jobs.release();
+    // Published last: whoever sees the end finds the slot free and the lock released.
+    job.update(|i| match ended {
+        Ok(status) => i.status = status,
+        Err(message) => {
+            i.status = JobStatus::Failed;
+            i.error = Some(message);
+        }
+    });
+}
+
+/// Builds, runs and records one session; returns its final status.
+async fn run_session(
+    jobs: &Jobs,
+    job: &Job,
+    config: Config,
+    question: String,
+    stopping: &mut watch::Receiver<bool>,
+) -> Result<JobStatus, String> {
+    let retuned;
+    let runtime = if &config == jobs.runtime.config() {
+        jobs.runtime.as_ref()
+    } else {
+        let progress = |line: &str| tracing::info!("{line}");
+        retuned = jobs.runtime.retuned(config, &progress).await.map_err(|e| e.to_string())?;
+        &retuned
+    };
+    let redactor = runtime.redactor().clone();
+    let PreparedSession { created, settings, parts } =
+        runtime.new_session(redactor.clone()).map_err(|e| e.to_string())?;
+    let started = std::time::Instant::now();
+    let (engine, handle) = Engine::new(settings, parts, SessionState::default());
+    let EngineHandle { commands, mut events } = handle;
+    let _ = commands.send(Command::Start { question });
+    job.update(|i| {
+        i.session_id = Some(created.dir.id.clone());
+        i.status = JobStatus::Running;
+        // The job holds the only sender: dropping it lets a waiting engine detach.
+        i.commands = Some(commands);
+    });
+    tracing::info!(job = %job.id, session = %created.dir.id, "session started");
+    let task = tokio::spawn(engine.run());
+    let abort = task.abort_handle();
+    let mut stop_at: Option<Instant> = None;
+    let mut interrupted = false;
+    loop {
+        let deadline = stop_at.map(|t| t + jobs.grace);
+        tokio::select! {
+            record = events.recv() => {
+                let Some(record) = record else { break };
+                if matches!(record.event, Event::QueryFailed { .. }) {
+                    jobs.metrics.search_failed();
+                }
+                job.record(&record, &redactor);
+                // The engine syncs its log just before starting an iteration: stop there.
+                if stop_at.is_some() && matches!(record.event, Event::IterationStarted { .. }) {
+                    abort.abort();
+                    interrupted = true;
+                    break;
+                }
+            }
+            _ = stopped(stopping), if stop_at.is_none() => {
+                stop_at = Some(Instant::now());
+                // A session waiting on a question detaches (resumable) once nobody can answer.
+                job.update(|i| i.commands = None);
+            }
+            _ = tokio::time::sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
+                abort.abort();
+                interrupted = true;
+                break;
+            }
+        }
+    }
+    let result = task.await;
+    // The lock goes before anyone hears of the end: `sleuth sessions` then agrees.
+    drop(created);
+    let state = locked(&job.inner).state.clone();
+    let status = match result {
+        Ok(Ok(_)) if !interrupted && state.outcome.is_some() => status_of(&state),
+        Ok(Ok(_)) => JobStatus::Interrupted,
+        Err(e) if e.is_cancelled() => JobStatus::Interrupted,
+        Err(e) => return Err(format!("the session task failed: {e}")),
+        Ok(Err(e)) => return Err(e.to_string()),
+    };
+    let label = match status {
+        JobStatus::Finished => "finished",
+        JobStatus::Cancelled => "cancelled",
+        JobStatus::Failed => "failed",
+        _ => "interrupted",
+    };
+    jobs.metrics.session_ended(&SessionTotals {
+        status: label,
+        seconds: started.elapsed().as_secs_f64(),
+        iterations: state.iteration(),
+        tokens: state.prompt_tokens + state.completion_tokens,
+        cost_usd: state.cost_usd,
+    });
+    tracing::info!(job = %job.id, session = ?job.session_id(), ?status, "session ended");
+    Ok(status)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_answer_picks_an_option_by_number_or_text_else_is_free_text() {
+        let c = Clarification { question: "Which?".into(), options: vec!["the planet".into(), "the metal".into()] };
+        assert_eq!(parse_answer(&c, "2"), Answer::Choice { index: 1, label: "the metal".into() });
+        assert_eq!(parse_answer(&c, "The Planet"), Answer::Choice { index: 0, label: "the planet".into() });
+        assert_eq!(parse_answer(&c, "7"), Answer::Text { text: "7".into() });
+        assert_eq!(parse_answer(&c, " the god "), Answer::Text { text: "the god".into() });
+    }
+}
