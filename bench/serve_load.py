@@ -42,17 +42,17 @@ def write_corpus(root):
 def write_ambiguous(root):
     os.makedirs(root, exist_ok=True)
     pages = {
-        "planet.md": "Mercury the planet\n\nMercury is the smallest planet and the closest planet to the sun. Its orbit takes eighty-eight days. Craters cover the surface of the planet.",
-        "orbit.md": "The orbit of Mercury\n\nMercury moves on an eccentric orbit around the sun; general relativity explained the precession of its orbit. The planet has almost no atmosphere.",
-        "missions.md": "Missions to Mercury\n\nTwo spacecraft visited the planet Mercury and mapped the craters of the planet during its orbit around the sun.",
-        "element.md": "Mercury the element\n\nMercury is a chemical element, the only metal that is liquid at room temperature. The liquid metal was common in thermometers; its vapour is toxic.",
-        "toxicity.md": "Toxicity of mercury\n\nMercury compounds are toxic. The metal and its vapour accumulate in fish; broken thermometers release the toxic liquid metal.",
-        "uses.md": "Uses of mercury\n\nThe liquid metal mercury was used in thermometers, barometers and fillings; the metal dissolves gold, which releases toxic vapour.",
+        "planet/overview.md": ("Mercury the planet", "Mercury is the smallest planet of the solar system and the closest planet to the sun. Its orbit around the sun takes eighty-eight days, the shortest orbit of any planet. The surface of the planet is covered in craters."),
+        "planet/orbit.md": ("The orbit of Mercury", "Mercury moves on an eccentric orbit around the sun. Astronomers measured the precession of its orbit, which general relativity explained. The planet has almost no atmosphere, so craters and cliffs cover its surface."),
+        "planet/missions.md": ("Missions to Mercury", "Two spacecraft have visited the planet Mercury: one flew past the planet three times and another orbited it for years. They mapped the craters of the planet and studied how the sun heats its surface during its orbit."),
+        "element/overview.md": ("Mercury the element", "Mercury is a chemical element and the only metal that is liquid at room temperature. The liquid metal is dense and silvery, and it was once common in thermometers. Mercury vapour is toxic, so the metal must be handled with care."),
+        "element/toxicity.md": ("Toxicity of mercury", "Mercury compounds are toxic to the nervous system. The metal and its vapour accumulate in fish, and eating contaminated fish is the main way people take in the element. Old thermometers release the toxic liquid when they break."),
+        "element/uses.md": ("Uses of mercury", "The liquid metal mercury was used in thermometers, barometers and dental fillings. Gold miners mix the element with ore because the metal dissolves gold, which releases toxic vapour. Many countries have since banned the metal in thermometers."),
     }
-    for name, text in pages.items():
-        title, body = text.split("\n\n", 1)
-        with open(os.path.join(root, name), "w") as f:
-            f.write(f"# {title}\n\n{body}\n")
+    for rel, (title, text) in pages.items():
+        os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
+        with open(os.path.join(root, rel), "w") as f:
+            f.write(f"# {title}\n\n{text}\n")
 
 
 class Server:

@@ -303,12 +303,12 @@ impl Job {
             inner.state.apply(record);
             inner.events.push((record.seq, line));
             let mut status = status_of(&inner.state);
-            if let (Event::AskRaised { ask_id, clarification, .. }, true) = (&record.event, inner.answer_first) {
-                if let (Some(tx), Some(label)) = (&inner.commands, clarification.options.first()) {
-                    let answer = Answer::Choice { index: 0, label: label.clone() };
-                    let _ = tx.send(Command::Answer { ask_id: ask_id.clone(), answer });
-                    status = JobStatus::Running;
-                }
+            if let (Event::AskRaised { ask_id, clarification, .. }, true) = (&record.event, inner.answer_first)
+                && let (Some(tx), Some(label)) = (&inner.commands, clarification.options.first())
+            {
+                let answer = Answer::Choice { index: 0, label: label.clone() };
+                let _ = tx.send(Command::Answer { ask_id: ask_id.clone(), answer });
+                status = JobStatus::Running;
             }
             if !inner.status.is_final() {
                 inner.status = status;
@@ -320,10 +320,10 @@ impl Job {
 /// An answer typed by a client: a number or an option's text picks that option.
 fn parse_answer(c: &Clarification, text: &str) -> Answer {
     let text = text.trim();
-    if let Ok(n) = text.parse::<usize>() {
-        if (1..=c.options.len()).contains(&n) {
-            return Answer::Choice { index: n - 1, label: c.options[n - 1].clone() };
-        }
+    if let Ok(n) = text.parse::<usize>()
+        && (1..=c.options.len()).contains(&n)
+    {
+        return Answer::Choice { index: n - 1, label: c.options[n - 1].clone() };
     }
     match c.options.iter().position(|o| o.eq_ignore_ascii_case(text)) {
         Some(i) => Answer::Choice { index: i, label: c.options[i].clone() },
