@@ -57,8 +57,14 @@ pub struct Jobs {
     stopping: watch::Sender<bool>,
     grace: Duration,
     tasks: Mutex<Vec<JoinHandle<()>>>,
+    /// Ended jobs, oldest first: past `KEPT_ENDED` the oldest is forgotten
+    /// (its session stays in the store; `/sessions/{id}` still has it).
+    ended: Mutex<std::collections::VecDeque<String>>,
     next: AtomicU64,
 }
+
+/// Ended jobs a long-running server remembers (with their events).
+const KEPT_ENDED: usize = 256;
 
 fn locked<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // The data behind these locks stays consistent between statements.
@@ -80,6 +86,7 @@ impl Jobs {
             stopping: watch::Sender::new(false),
             grace: Duration::from_secs(serve.shutdown_grace_secs),
             tasks: Mutex::new(Vec::new()),
+            ended: Mutex::new(std::collections::VecDeque::new()),
             next: AtomicU64::new(1),
         })
     }
@@ -122,7 +129,9 @@ impl Jobs {
         let job = Arc::new(Job::new(id.clone(), answer_first));
         locked(&self.jobs).insert(id, job.clone());
         let task = tokio::spawn(drive(self.clone(), job.clone(), config, question));
-        locked(&self.tasks).push(task);
+        let mut tasks = locked(&self.tasks);
+        tasks.retain(|t| !t.is_finished());
+        tasks.push(task);
         Ok(job)
     }
 
@@ -154,6 +163,17 @@ impl Jobs {
 
     fn release(&self) {
         self.admitted.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    /// Remembers that `id` ended, forgetting the oldest ended job past the limit.
+    fn ended(&self, id: &str) {
+        let mut ended = locked(&self.ended);
+        ended.push_back(id.to_string());
+        while ended.len() > KEPT_ENDED {
+            if let Some(old) = ended.pop_front() {
+                locked(&self.jobs).remove(&old);
+            }
+        }
     }
 }
 
@@ -348,10 +368,12 @@ async fn drive(jobs: Arc<Jobs>, job: Arc<Job>, config: Config, question: String)
             i.status = JobStatus::Interrupted;
             i.error = Some("the server shut down before the job started".into());
         });
+        jobs.ended(&job.id);
         return;
     };
     if job.status() == JobStatus::Cancelled {
         jobs.release();
+        jobs.ended(&job.id);
         return;
     }
     jobs.running.fetch_add(1, Ordering::SeqCst);
@@ -367,6 +389,7 @@ async fn drive(jobs: Arc<Jobs>, job: Arc<Job>, config: Config, question: String)
             i.error = Some(message);
         }
     });
+    jobs.ended(&job.id);
 }
 
 /// Builds, runs and records one session; returns its final status.
