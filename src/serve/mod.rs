@@ -5,6 +5,7 @@ pub mod api;
 pub mod config;
 pub mod errors;
 pub mod http;
+pub mod job;
 pub mod jobs;
 pub mod metrics;
 
