@@ -100,6 +100,10 @@ pub enum Commands {
     Memory(MemoryArgs),
     /// Build or update the local corpus index (default: the configured corpus).
     Index(IndexArgs),
+    /// Research as a service: an HTTP server (POST /run, jobs, SSE, /metrics).
+    Serve(ServeArgs),
+    /// An MCP server on stdin/stdout for coding agents and chat tools.
+    Mcp,
 }
 
 impl Commands {
@@ -115,6 +119,8 @@ impl Commands {
             Commands::Stats(_) => "stats",
             Commands::Memory(_) => "memory",
             Commands::Index(_) => "index",
+            Commands::Serve(_) => "serve",
+            Commands::Mcp => "mcp",
         }
     }
 }
@@ -131,6 +137,37 @@ pub struct RunArgs {
     /// How to answer a clarifying question without a TUI.
     #[arg(long, value_enum)]
     pub ask: Option<AskPolicy>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Address to listen on (serve.bind; default 127.0.0.1:7878). Off
+    /// loopback a bearer token is required (serve.token_env).
+    #[arg(long, value_name = "ADDR")]
+    pub bind: Option<String>,
+    /// Sessions researched at once (serve.max_concurrent; 0 = two per core).
+    #[arg(long, value_name = "N")]
+    pub max_concurrent: Option<usize>,
+    /// Sessions waiting for a slot before requests get 429 (serve.max_queued).
+    #[arg(long, value_name = "N")]
+    pub max_queued: Option<usize>,
+}
+
+impl ServeArgs {
+    /// The global flags with these folded in as `--set serve.…`.
+    pub fn apply(&self, global: &GlobalArgs) -> GlobalArgs {
+        let mut g = global.clone();
+        if let Some(b) = &self.bind {
+            g.set.push(format!("serve.bind={b}"));
+        }
+        if let Some(n) = self.max_concurrent {
+            g.set.push(format!("serve.max_concurrent={n}"));
+        }
+        if let Some(n) = self.max_queued {
+            g.set.push(format!("serve.max_queued={n}"));
+        }
+        g
+    }
 }
 
 #[derive(Debug, Clone, Args)]

@@ -13,6 +13,7 @@ mod progress;
 mod recorded;
 mod resume;
 mod run;
+mod serve;
 mod session_args;
 mod sessions;
 mod setup;
@@ -103,6 +104,8 @@ async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
         Some(Commands::Memory(args)) => memory::execute(&cli.global, args),
         Some(Commands::Index(args)) => index::execute(&cli.global, args).await,
         Some(Commands::Open(args)) => tui::open(&cli.global, args).await,
+        Some(Commands::Serve(args)) => serve::serve(&cli.global, args).await,
+        Some(Commands::Mcp) => serve::mcp(&cli.global).await,
         None => tui::start(&cli.global, cli.question, &cli.research, &cli.tui).await,
     }
 }

@@ -9,6 +9,8 @@ mod load;
 mod presets;
 mod ranges;
 mod search;
+mod serve;
+pub use serve::ServeConfig;
 pub mod tui;
 mod validate;
 
@@ -46,6 +48,7 @@ pub struct Config {
     pub llm: LlmConfig,
     pub web: WebConfig,
     pub tui: TuiConfig,
+    pub serve: ServeConfig,
     pub log: LogConfig,
 }
 

@@ -1,0 +1,329 @@
+//! The MCP tools: their descriptions (written for a calling model) and
+//! what each does.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolResult, ContentBlock, ElicitRequestParams, ElicitationAction, ElicitationSchema, JsonObject,
+    ProgressNotificationParam, Tool,
+};
+use rmcp::service::{ElicitationMode, RequestContext};
+use rmcp::{ErrorData, RoleServer};
+use serde_json::{Value, json};
+
+use crate::config::Preset;
+use crate::engine::state::SessionState;
+use crate::search::SearchQuery;
+use crate::serve::Jobs;
+use crate::serve::api::{JobStatus, PendingAsk, RunAnswer};
+use crate::serve::jobs::{Job, SubmitError};
+use crate::session::{Redactor, read_log};
+
+fn schema(value: Value) -> Arc<JsonObject> {
+    Arc::new(value.as_object().cloned().unwrap_or_default())
+}
+
+pub fn definitions() -> Vec<Tool> {
+    vec![
+        Tool::new(
+            "research",
+            "Research a question with sleuth: it searches the configured sources (a local document corpus and/or the web), \
+             reads them, drafts an answer, critiques it and verifies every citation, over several iterations. Takes from \
+             a few seconds (built-in reasoner, `simple`) to several minutes (`deep`, LLM reasoner); sends progress \
+             notifications meanwhile. Returns the report (Markdown with [n] citations and a Sources list) and, as \
+             structured content, the session id, status, confidence and coverage (0..1), the cited sources and caveats. \
+             If the question is ambiguous the result is a clarifying question instead: call `answer` with it.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "question": {"type": "string", "description": "The question to research, in full."},
+                    "preset": {"type": "string", "enum": ["simple", "standard", "deep"], "description": "Depth: simple (2 iterations), standard (5, default) or deep (10)."},
+                    "max_iterations": {"type": "integer", "minimum": 1},
+                    "time_limit_secs": {"type": "integer", "minimum": 0, "description": "Research time limit (0: none)."}
+                },
+                "required": ["question"]
+            })),
+        ),
+        Tool::new(
+            "answer",
+            "Answer the clarifying question a `research` call returned, and continue that research. Give the session id \
+             and ask id from that result and the answer: an option's number (from 1), its text, or free text. Returns \
+             what `research` returns (the report, or another question).",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "session_id": {"type": "string"},
+                    "ask_id": {"type": "string"},
+                    "answer": {"type": "string"}
+                },
+                "required": ["session_id", "ask_id", "answer"]
+            })),
+        ),
+        Tool::new(
+            "search",
+            "Search sleuth's configured sources directly (no research loop, about a second). Returns hits: title, \
+             locator (URL or corpus path), snippet and provider.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string"},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": 50, "description": "Hits wanted (default 10)."}
+                },
+                "required": ["query"]
+            })),
+        ),
+        Tool::new(
+            "list_sessions",
+            "List sleuth's research sessions, newest first: id, question, status, iterations, confidence. Instant.",
+            schema(json!({"type": "object", "properties": {}})),
+        ),
+        Tool::new(
+            "get_report",
+            "The Markdown report of a past research session, by session id (see `list_sessions`). Instant.",
+            schema(json!({
+                "type": "object",
+                "properties": {"session_id": {"type": "string"}},
+                "required": ["session_id"]
+            })),
+        ),
+    ]
+}
+
+fn text_arg<'a>(args: &'a JsonObject, name: &str) -> Result<&'a str, ErrorData> {
+    args.get(name)
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| ErrorData::invalid_params(format!("`{name}` (a non-empty string) is required"), None))
+}
+
+fn number_arg(args: &JsonObject, name: &str) -> Result<Option<u64>, ErrorData> {
+    match args.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_u64()
+            .map(Some)
+            .ok_or_else(|| ErrorData::invalid_params(format!("`{name}` must be a whole number"), None)),
+    }
+}
+
+pub async fn research(
+    jobs: &Arc<Jobs>,
+    args: &JsonObject,
+    context: &RequestContext<RoleServer>,
+) -> Result<CallToolResult, ErrorData> {
+    let question = text_arg(args, "question")?.to_string();
+    let mut config = jobs.runtime().config().clone();
+    config.research.step_mode = false;
+    if let Some(p) = args.get("preset").and_then(Value::as_str) {
+        config.research.preset = p.parse::<Preset>().map_err(|m| ErrorData::invalid_params(m, None))?;
+    }
+    if let Some(n) = number_arg(args, "max_iterations")? {
+        config.limits.max_iterations = Some(u32::try_from(n.max(1)).unwrap_or(u32::MAX));
+    }
+    if let Some(n) = number_arg(args, "time_limit_secs")? {
+        config.limits.time_limit_secs = Some(n);
+    }
+    let job = jobs.submit(config, question, false).map_err(|e| match e {
+        SubmitError::QueueFull { retry_after_secs } => ErrorData::internal_error(
+            format!("sleuth is busy (every slot and queue place taken); retry in {retry_after_secs} s"),
+            None,
+        ),
+        SubmitError::ShuttingDown => ErrorData::internal_error("sleuth is shutting down", None),
+    })?;
+    Ok(follow(&job, None, context).await)
+}
+
+pub async fn answer(
+    jobs: &Arc<Jobs>,
+    args: &JsonObject,
+    context: &RequestContext<RoleServer>,
+) -> Result<CallToolResult, ErrorData> {
+    let session = text_arg(args, "session_id")?;
+    let ask_id = text_arg(args, "ask_id")?;
+    let text = text_arg(args, "answer")?;
+    let job = jobs.get(session).ok_or_else(|| {
+        ErrorData::invalid_params(
+            format!("no running session `{session}` in this server (a session from an earlier run continues with `sleuth resume {session}`)"),
+            None,
+        )
+    })?;
+    job.answer_ask(ask_id, text).map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
+    Ok(follow(&job, Some(ask_id.to_string()), context).await)
+}
+
+/// Waits for the job to end or ask, sending a progress notification per
+/// event when the caller asked for progress. A question goes to the user
+/// as an elicitation when the client supports it; otherwise (or when the
+/// user declines) the result carries the question for `answer`.
+async fn follow(job: &Arc<Job>, answered: Option<String>, context: &RequestContext<RoleServer>) -> CallToolResult {
+    let token = context.meta.get_progress_token();
+    let mut rx = job.subscribe();
+    let mut after = job.events_after(0).0.last().map_or(0, |(seq, _)| *seq);
+    // An ask just answered stays open until the engine takes the answer.
+    let mut answered = answered;
+    loop {
+        let status = job.status();
+        if status.is_final() {
+            break;
+        }
+        if let Some(ask) = job.ask().filter(|a| answered.as_deref() != Some(a.ask_id.as_str())) {
+            match elicit(&ask, context).await {
+                Some(answer) if job.answer_ask(&ask.ask_id, &answer).is_ok() => answered = Some(ask.ask_id),
+                _ => break,
+            }
+        }
+        tokio::select! {
+            changed = rx.changed() => if changed.is_err() { break },
+            _ = context.ct.cancelled() => {
+                let _ = job.cancel();
+            }
+        }
+        let (events, _) = job.events_after(after);
+        let Some((last, _)) = events.last() else { continue };
+        after = *last;
+        if let Some(token) = &token {
+            let message = events.iter().filter_map(|(_, line)| event_kind(line)).collect::<Vec<_>>().join(", ");
+            let param = ProgressNotificationParam::new(token.clone(), after as f64).with_message(message);
+            let _ = context.peer.notify_progress(param).await;
+        }
+    }
+    result_of(&job.answer())
+}
+
+/// Asks the user through the client (form elicitation), when it can.
+async fn elicit(ask: &PendingAsk, context: &RequestContext<RoleServer>) -> Option<String> {
+    if !context.peer.supported_elicitation_modes().contains(&ElicitationMode::Form) {
+        return None;
+    }
+    let options: Vec<String> = ask.options.iter().enumerate().map(|(i, o)| format!("{}. {o}", i + 1)).collect();
+    let schema = ElicitationSchema::builder()
+        .required_string("answer")
+        .description("An option's number or text, or your own words")
+        .build()
+        .ok()?;
+    let message = format!("{}\n{}", ask.question, options.join("\n"));
+    let params = ElicitRequestParams::FormElicitationParams { meta: None, message, requested_schema: schema };
+    let result = context.peer.create_elicitation(params).await.ok()?;
+    if result.action != ElicitationAction::Accept {
+        return None;
+    }
+    let answer = result.content?.get("answer")?.as_str()?.trim().to_string();
+    (!answer.is_empty()).then_some(answer)
+}
+
+/// The event's type, for a progress message (`planned`, `query_searched`…).
+fn event_kind(line: &str) -> Option<String> {
+    let v: Value = serde_json::from_str(line).ok()?;
+    let event = v.get("event")?;
+    let kind = event.get("type").and_then(Value::as_str)?;
+    Some(match event.get("iteration").and_then(Value::as_u64) {
+        Some(n) => format!("[{n}] {kind}"),
+        None => kind.to_string(),
+    })
+}
+
+fn result_of(a: &RunAnswer) -> CallToolResult {
+    let structured = serde_json::to_value(a).unwrap_or(Value::Null);
+    let text = match (&a.ask, a.status) {
+        (Some(ask), JobStatus::WaitingOnAsk) => {
+            let options: Vec<String> =
+                ask.options.iter().enumerate().map(|(i, o)| format!("  {}. {o}", i + 1)).collect();
+            format!(
+                "The research needs a clarification before it can go on.\n{}\n{}\nCall the `answer` tool with session_id \"{}\", ask_id \"{}\" and the answer (an option's number or text, or your own words).",
+                ask.question,
+                options.join("\n"),
+                a.session_id,
+                ask.ask_id
+            )
+        }
+        (_, JobStatus::Finished) => a.final_answer.clone(),
+        (_, status) => format!(
+            "The research ended {}: {}\n\n{}",
+            serde_json::to_value(status).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
+            if a.final_answer.is_empty() { "no report was written" } else { "a partial report follows" },
+            a.final_answer
+        ),
+    };
+    let failed = matches!(a.status, JobStatus::Failed | JobStatus::Interrupted);
+    tool_result(text, structured, failed)
+}
+
+/// A result with text for a reader and the same facts as structured content.
+fn tool_result(text: String, structured: Value, is_error: bool) -> CallToolResult {
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(structured);
+    result.is_error = Some(is_error);
+    result
+}
+
+pub async fn search(jobs: &Arc<Jobs>, args: &JsonObject) -> Result<CallToolResult, ErrorData> {
+    let text = text_arg(args, "query")?.to_string();
+    let limit = number_arg(args, "limit")?.unwrap_or(10).clamp(1, 50) as usize;
+    let routed = jobs.runtime().search().search(&SearchQuery { text, exclude: Vec::new(), limit }).await;
+    let hits: Vec<Value> = routed
+        .hits
+        .iter()
+        .map(
+            |(provider, h)| json!({"title": h.title, "locator": h.locator, "snippet": h.snippet, "provider": provider}),
+        )
+        .collect();
+    let mut lines: Vec<String> = routed
+        .hits
+        .iter()
+        .enumerate()
+        .map(|(i, (_, h))| format!("{}. {} — {}\n   {}", i + 1, h.title, h.locator, h.snippet))
+        .collect();
+    if let Some(e) = &routed.error {
+        lines.push(format!("search error: {e}"));
+    }
+    if lines.is_empty() {
+        lines.push("no hits".into());
+    }
+    Ok(tool_result(lines.join("\n"), json!({"hits": hits, "error": routed.error}), false))
+}
+
+pub fn list_sessions(jobs: &Arc<Jobs>) -> Result<CallToolResult, ErrorData> {
+    let sessions = jobs.runtime().sessions().list().map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+    let lines: Vec<String> = sessions
+        .iter()
+        .map(|s| match &s.summary {
+            Some(m) => format!(
+                "{} · {} · {} iterations · confidence {:.2} · {}",
+                s.id,
+                s.status.label(),
+                m.iterations,
+                m.confidence,
+                crate::text::sanitize_inline(&m.question)
+            ),
+            None => format!("{} · {}", s.id, s.status.label()),
+        })
+        .collect();
+    let text = if lines.is_empty() { "no sessions yet".to_string() } else { lines.join("\n") };
+    Ok(tool_result(text, json!({"sessions": sessions}), false))
+}
+
+pub fn get_report(jobs: &Arc<Jobs>, args: &JsonObject) -> Result<CallToolResult, ErrorData> {
+    let id = text_arg(args, "session_id")?;
+    match report_text(jobs, id) {
+        Ok(text) => Ok(CallToolResult::success(vec![ContentBlock::text(text)])),
+        Err(message) => Ok(CallToolResult::error(vec![ContentBlock::text(message)])),
+    }
+}
+
+/// A session's report, redacted, or why there is none.
+pub fn report_text(jobs: &Jobs, given: &str) -> Result<String, String> {
+    if given.contains(['/', '\\']) || given.contains("..") {
+        return Err(format!("no session `{given}`"));
+    }
+    let store = jobs.runtime().sessions();
+    let id = store.resolve(given).map_err(|e| e.to_string())?;
+    let log = read_log(&store.dir(&id).log_path()).map_err(|e| e.to_string())?;
+    let state = SessionState::replay(&log.records);
+    let recorded = state.header.as_ref().map(|h| h.config.clone()).unwrap_or_default();
+    let redactor = Redactor::from_configs(&[&recorded, jobs.runtime().snapshot()]);
+    match state.report {
+        Some(r) => Ok(redactor.redact(&r.markdown).into_owned()),
+        None => Err(format!("session `{id}` has no report yet")),
+    }
+}
