@@ -63,7 +63,7 @@ async fn a_key_in_the_question_an_ask_option_and_a_page_is_blanked_in_memory_std
     std::fs::write(
         home.path().join("config.toml"),
         format!(
-            "[research]\nreasoner = \"llm\"\npreset = \"simple\"\nask = \"first\"\n[local]\ncorpus = {:?}\n[llm]\nbase_url = \"{}\"\napi_key_env = \"SLEUTH_TEST_API_KEY\"\nmodel = \"test-model\"\n",
+            "[research]\nreasoner = \"llm\"\npreset = \"simple\"\nask = \"first\"\n[local]\ncorpus = {:?}\n[llm]\nbase_url = \"{}\"\napi_key_env = \"SLEUTH_TEST_API_KEY\"\nmodel = \"test-model\"\nself_check = false\nreview_with_model = true\n",
             corpus.display().to_string(),
             fake.base_url()
         ),
@@ -71,7 +71,9 @@ async fn a_key_in_the_question_an_ask_option_and_a_page_is_blanked_in_memory_std
     .unwrap();
     // The first critique asks which widget, with the key in an option (a
     // model that echoes what it was shown); the second finds the gap fixed,
-    // so the first critique's issue becomes a lesson.
+    // so the first critique's issue becomes a lesson. The critique is its own
+    // call and the model reviews (both off by default since issue 13), so the
+    // short test pages are kept and the critic's words reach the session.
     let ask = json!({ "question": format!("Which widget, the one behind {KEY}?"), "options": [format!("the widget of {KEY}"), "the red widget"] });
     let critique = json!({
         "verdict": "WARN",

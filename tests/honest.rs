@@ -111,14 +111,17 @@ async fn a_model_that_fails_every_phase_ends_low_and_names_the_failed_phases() {
     assert!(fake.count("critique") > 0, "the model was asked: {stderr}");
     let caveat =
         stdout.lines().find(|l| l.contains("phases failed and fell back")).unwrap_or_else(|| panic!("{stdout}"));
-    for phase in ["plan", "review", "draft", "critique"] {
+    // REVIEW runs without a model by default (issue 13), so it cannot fail here.
+    for phase in ["plan", "draft", "critique"] {
         assert!(caveat.contains(phase), "{phase} missing: {caveat}");
     }
     let last = stderr.lines().rev().find(|l| l.starts_with("done in")).unwrap_or_else(|| panic!("{stderr}"));
     let confidence = confidence_in(last);
     assert!(confidence < 0.5, "fallbacks are no evidence: {last}");
     let row = listed(home.path()).await;
-    assert_eq!(row["summary"]["confidence"].as_f64(), Some(confidence), "{row}");
+    // The last line prints the same figure to two places.
+    let listed_confidence = row["summary"]["confidence"].as_f64().unwrap_or(f64::NAN);
+    assert!((listed_confidence - confidence).abs() < 0.005, "{row}");
     assert_ne!(row["summary"]["metrics"]["stop"], "thresholds", "{row}");
 }
 

@@ -32,8 +32,12 @@ const LAYERS: &[(&str, u8)] = &[
 
 /// Imports within a layer that are allowed, one way only: the built-in
 /// reasoner reads the local corpus's statistics and stems words with the
-/// index's analyzer (builtin → search); the CLI starts the TUI.
-const SIDEWAYS: &[(&str, &str)] = &[("builtin", "search"), ("cli", "tui")];
+/// index's analyzer (builtin → search); the LLM reasoner reviews without a
+/// model through the built-in one (llm → builtin); the CLI starts the TUI,
+/// the server and the MCP server; the MCP server runs its sessions as the
+/// HTTP server's jobs (mcp → serve).
+const SIDEWAYS: &[(&str, &str)] =
+    &[("builtin", "search"), ("llm", "builtin"), ("cli", "tui"), ("cli", "serve"), ("cli", "mcp"), ("mcp", "serve")];
 
 fn layer(module: &str) -> Option<u8> {
     LAYERS.iter().find(|(m, _)| *m == module).map(|(_, l)| *l)

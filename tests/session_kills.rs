@@ -79,8 +79,12 @@ fn assert_listed_then_resumed(home: &Path, point: &str) -> usize {
         if s.status == Status::Finished {
             continue;
         }
-        assert_eq!(s.status, Status::Interrupted, "{point}: session {}", s.id);
-        sleuth(home).args(["resume", &s.id, "--headless"]).assert().success();
+        // Killed while its question waited for an answer, a session is listed
+        // as waiting on it; either way it resumes (headless: the first option).
+        assert!(matches!(s.status, Status::Interrupted | Status::WaitingOnAsk), "{point}: session {}", s.id);
+        let out = sleuth(home).args(["resume", &s.id, "--headless"]).output().unwrap();
+        // 4: finished, the sources do not answer (a small generated corpus).
+        assert!(matches!(out.status.code(), Some(0 | 4)), "{point}: resume {}: {out:?}", s.id);
         let lines = log_lines(home, &s.id);
         assert!(lines.last().unwrap().contains("\"session_ended\""), "{point}: {} did not finish", s.id);
         for (i, line) in lines.iter().enumerate() {

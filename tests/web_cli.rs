@@ -90,7 +90,8 @@ async fn run(home: &Path, config: &str, iterations: u32, extra: &[&str]) -> (Str
     let out = sleuth(home, &args).await;
     let (stdout, stderr) =
         (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned());
-    assert!(out.status.success(), "exit {:?}\n{stderr}", out.status);
+    // 4: finished, but the sources do not answer (strict mode can filter every page).
+    assert!(matches!(out.status.code(), Some(0 | 4)), "exit {:?}\n{stderr}", out.status);
     (stdout, stderr)
 }
 
