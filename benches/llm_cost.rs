@@ -19,6 +19,7 @@
 //!
 //! `cargo bench --bench llm_cost` (or, without a release build,
 //! `cargo test --bench llm_cost`)
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 #[path = "../tests/llm_support/mod.rs"]
 mod llm_support;

@@ -2,6 +2,7 @@
 //! control characters never reach a stored source text, a `.txt` file's
 //! title is its first line, and an ambiguous session prefix shows a few ids
 //! and the count.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 mod support;
 

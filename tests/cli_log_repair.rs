@@ -1,6 +1,7 @@
 //! The real binary on logs damaged outside sleuth: a last line that lost
 //! its line end is repaired before `resume` appends, and events out of
 //! order are reported as damage with the line, like any other.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 mod support;
 

@@ -2,6 +2,7 @@
 //! lessons of reflexion memory and `memory list`, the headless ASK lines on
 //! stderr, and the stored source texts. With the real binary, a fake
 //! OpenAI-compatible server, and `SLEUTH_HOME` in a temp dir.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 #[path = "llm_support/mod.rs"]
 mod llm_support;

@@ -4,6 +4,7 @@
 //! likewise; after an ASK the report keeps to the meaning chosen; and one
 //! session shows one confidence in its report, summary, `sessions` and
 //! last line. `SLEUTH_HOME` is a temp dir in every test.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 #[path = "llm_support/mod.rs"]
 mod llm_support;

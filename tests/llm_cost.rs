@@ -2,6 +2,7 @@
 //! half-compatible server: whole sessions through the engine against a
 //! scripted OpenAI-compatible server on loopback (wiremock), asserting on
 //! the requests it received.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 #[path = "llm_support/mod.rs"]
 mod llm_support;

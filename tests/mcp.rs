@@ -1,5 +1,6 @@
 //! `sleuth mcp` driven by the official SDK's client over stdio: the real
 //! binary, a fixture corpus, the built-in reasoner.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 mod serve_support;
 mod support;

@@ -1,5 +1,6 @@
 //! `sleuth serve` end to end: the real binary on a free loopback port,
 //! driven with reqwest; the built-in reasoner on small fixture corpora.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 mod serve_support;
 mod support;

@@ -3,6 +3,7 @@
 //! iteration and while the report is written — leaves either no session
 //! folder or a session `sessions` lists as interrupted, never damaged, and
 //! `resume` takes every one to the end.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 mod support;
 

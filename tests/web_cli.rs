@@ -3,6 +3,7 @@
 //! (wiremock), `SLEUTH_HOME` a temp dir. What was sent is read from the
 //! requests the servers received; what happened, from the session's log
 //! and the report on stdout.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 #[allow(dead_code)]
 #[path = "web/mock.rs"]
