@@ -27,7 +27,9 @@ pub struct SourceDoc {
 impl SourceDoc {
     /// A web page known only by its id, address, title and text (tier 2,
     /// found in iteration 1, fully relevant): a source for tests, benches
-    /// and examples that do not run a search.
+    /// and examples that do not run a search. Not in the shipped library:
+    /// tests, benches and examples get it through the `test-support` feature.
+    #[cfg(any(test, feature = "test-support"))]
     pub fn page(id: u32, url: &str, title: &str, text: &str) -> Self {
         let site = url.split("://").nth(1).unwrap_or(url).split('/').next().unwrap_or_default();
         Self {
