@@ -19,20 +19,16 @@
 //! on first use. Targets on the dev sets: (a) ≥ 0.75, (b) ≥ 0.95, (c) ≥ 0.8.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
+#[path = "support/local_session.rs"]
+mod local_session;
+
 use std::sync::Arc;
 
 use serde::Deserialize;
-use sleuth::builtin::{BuiltinReasoner, Rarity};
 use sleuth::config::{Config, Overrides};
-use sleuth::engine::memory::{InMemoryStore, MemorySettings, MemoryStore};
 use sleuth::engine::model::AnswerStatus;
-use sleuth::engine::ports::{MemorySink, MemoryTexts};
-use sleuth::engine::protocol::{Answer, Command, Event};
-use sleuth::engine::settings::EngineSettings;
-use sleuth::engine::{Engine, EngineParts, SessionState};
 use sleuth::paths::Paths;
-use sleuth::search::local::{self, LocalCorpus, LocalProvider};
-use sleuth::search::{SearchProvider, SearchRouter};
+use sleuth::search::local::{self, LocalCorpus};
 
 #[derive(Deserialize)]
 struct Question {
@@ -87,40 +83,7 @@ fn equivalent(path: &str) -> String {
 }
 
 async fn run_one(q: &Question, corpus: &Arc<LocalCorpus>, config: &Config) -> Row {
-    let provider: Arc<dyn SearchProvider> = Arc::new(LocalProvider::new(corpus.clone(), 1));
-    let preset = config.research.preset;
-    let mut settings = EngineSettings::with_limits(format!("calibration-{}", q.id), config.limits.resolve(preset));
-    settings.preset = preset.as_str().into();
-    settings.decide = config.decide.clone();
-    settings.evaluate = config.evaluate.clone();
-    settings.refine = config.refine.clone();
-    settings.review = config.review.clone();
-    settings.search = config.search.engine();
-    settings.memory.enabled = false;
-    let rarity: Arc<dyn Rarity> = corpus.clone();
-    let parts = EngineParts {
-        reasoner: Arc::new(BuiltinReasoner::new(config.builtin.clone(), Some(rarity), 1.0)),
-        search: Arc::new(SearchRouter::new(vec![vec![provider]], &config.search.router())),
-        texts: Arc::new(MemoryTexts::default()),
-        memory: Arc::new(InMemoryStore::new(MemorySettings::default())) as Arc<dyn MemoryStore>,
-        log: Box::new(MemorySink::default()),
-    };
-    let (engine, handle) = Engine::new(settings, parts, SessionState::default());
-    handle.commands.send(Command::Start { question: q.question.clone() }).ok();
-    let commands = handle.commands.clone();
-    let mut events = handle.events;
-    let answers = tokio::spawn(async move {
-        while let Some(r) = events.recv().await {
-            if let Event::AskRaised { ask_id, clarification, .. } = &r.event {
-                let label = clarification.options.first().cloned().unwrap_or_default();
-                commands
-                    .send(Command::Answer { ask_id: ask_id.clone(), answer: Answer::Choice { index: 0, label } })
-                    .ok();
-            }
-        }
-    });
-    let state = engine.run().await.expect("engine run");
-    answers.abort();
+    let state = local_session::run_session(format!("calibration-{}", q.id), &q.question, corpus, config).await;
     let cited: Vec<String> = state
         .verification
         .as_ref()

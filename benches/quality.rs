@@ -14,20 +14,16 @@
 //! on first use.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
+#[path = "support/local_session.rs"]
+mod local_session;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
-use sleuth::builtin::{BuiltinReasoner, Rarity};
 use sleuth::config::{Config, Overrides};
-use sleuth::engine::memory::{InMemoryStore, MemorySettings, MemoryStore};
-use sleuth::engine::ports::{MemorySink, MemoryTexts};
-use sleuth::engine::protocol::Command;
-use sleuth::engine::settings::EngineSettings;
-use sleuth::engine::{Engine, EngineParts, SessionState};
 use sleuth::paths::Paths;
-use sleuth::search::local::{self, LocalCorpus, LocalProvider, Ranking};
-use sleuth::search::{SearchProvider, SearchRouter};
+use sleuth::search::local::{self, LocalCorpus, Ranking};
 
 #[derive(Deserialize)]
 struct Question {
@@ -76,43 +72,9 @@ async fn run_one(q: &Question, corpus: &Arc<LocalCorpus>, config: &Config) -> Ro
     // The baseline: plain BM25 over passages, one query, top 10 pages.
     let baseline_hits = corpus.search_with(&q.question, &[], 10, &Ranking::plain()).unwrap_or_default();
     let baseline: Vec<String> = baseline_hits.iter().map(|h| h.path.clone()).collect();
-    let provider: Arc<dyn SearchProvider> = Arc::new(LocalProvider::new(corpus.clone(), 1));
-    let preset = config.research.preset;
-    let mut settings = EngineSettings::with_limits(format!("bench-{}", q.id), config.limits.resolve(preset));
-    settings.preset = preset.as_str().into();
-    settings.decide = config.decide.clone();
-    settings.evaluate = config.evaluate.clone();
-    settings.refine = config.refine.clone();
-    settings.review = config.review.clone();
-    settings.search = config.search.engine();
-    // Sessions stay independent: no lessons carried from one question to the next.
-    settings.memory.enabled = false;
-    let rarity: Arc<dyn Rarity> = corpus.clone();
-    let parts = EngineParts {
-        reasoner: Arc::new(BuiltinReasoner::new(config.builtin.clone(), Some(rarity), 1.0)),
-        search: Arc::new(SearchRouter::new(vec![vec![provider]], &config.search.router())),
-        texts: Arc::new(MemoryTexts::default()),
-        memory: Arc::new(InMemoryStore::new(MemorySettings::default())) as Arc<dyn MemoryStore>,
-        log: Box::new(MemorySink::default()),
-    };
     let started = Instant::now();
-    let (engine, handle) = Engine::new(settings, parts, SessionState::default());
-    handle.commands.send(Command::Start { question: q.question.clone() }).ok();
-    let commands = handle.commands.clone();
-    let mut events = handle.events;
-    // Answer any ASK with its first option, as `--ask first` does.
-    let answers = tokio::spawn(async move {
-        while let Some(r) = events.recv().await {
-            if let sleuth::engine::protocol::Event::AskRaised { ask_id, clarification, .. } = &r.event {
-                let label = clarification.options.first().cloned().unwrap_or_default();
-                let answer = sleuth::engine::protocol::Answer::Choice { index: 0, label };
-                commands.send(Command::Answer { ask_id: ask_id.clone(), answer }).ok();
-            }
-        }
-    });
-    let state = engine.run().await.expect("engine run");
+    let state = local_session::run_session(format!("bench-{}", q.id), &q.question, corpus, config).await;
     let wall = started.elapsed();
-    answers.abort();
     let cited: Vec<String> = state
         .verification
         .as_ref()

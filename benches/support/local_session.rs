@@ -1,0 +1,56 @@
+//! One headless session of the embedded defaults on an opened corpus, as the
+//! quality and calibration benchmarks run it: the configuration's settings,
+//! the built-in reasoner with the corpus's term statistics, no lessons carried
+//! from one question to the next, and every ASK answered with its first
+//! option (as `--ask first` does).
+
+use std::sync::Arc;
+
+use sleuth::builtin::{BuiltinReasoner, Rarity};
+use sleuth::config::Config;
+use sleuth::engine::memory::{InMemoryStore, MemorySettings, MemoryStore};
+use sleuth::engine::ports::{MemorySink, MemoryTexts};
+use sleuth::engine::protocol::{Answer, Command, Event};
+use sleuth::engine::settings::EngineSettings;
+use sleuth::engine::{Engine, EngineParts, SessionState};
+use sleuth::search::local::{LocalCorpus, LocalProvider};
+use sleuth::search::{SearchProvider, SearchRouter};
+
+/// Runs session `id` on `question` to its end and returns its state.
+pub async fn run_session(id: String, question: &str, corpus: &Arc<LocalCorpus>, config: &Config) -> SessionState {
+    let provider: Arc<dyn SearchProvider> = Arc::new(LocalProvider::new(corpus.clone(), 1));
+    let preset = config.research.preset;
+    let mut settings = EngineSettings::with_limits(id, config.limits.resolve(preset));
+    settings.preset = preset.as_str().into();
+    settings.decide = config.decide.clone();
+    settings.evaluate = config.evaluate.clone();
+    settings.refine = config.refine.clone();
+    settings.review = config.review.clone();
+    settings.search = config.search.engine();
+    settings.memory.enabled = false;
+    let rarity: Arc<dyn Rarity> = corpus.clone();
+    let parts = EngineParts {
+        reasoner: Arc::new(BuiltinReasoner::new(config.builtin.clone(), Some(rarity), 1.0)),
+        search: Arc::new(SearchRouter::new(vec![vec![provider]], &config.search.router())),
+        texts: Arc::new(MemoryTexts::default()),
+        memory: Arc::new(InMemoryStore::new(MemorySettings::default())) as Arc<dyn MemoryStore>,
+        log: Box::new(MemorySink::default()),
+    };
+    let (engine, handle) = Engine::new(settings, parts, SessionState::default());
+    handle.commands.send(Command::Start { question: question.to_string() }).ok();
+    let commands = handle.commands.clone();
+    let mut events = handle.events;
+    let answers = tokio::spawn(async move {
+        while let Some(r) = events.recv().await {
+            if let Event::AskRaised { ask_id, clarification, .. } = &r.event {
+                let label = clarification.options.first().cloned().unwrap_or_default();
+                commands
+                    .send(Command::Answer { ask_id: ask_id.clone(), answer: Answer::Choice { index: 0, label } })
+                    .ok();
+            }
+        }
+    });
+    let state = engine.run().await.expect("engine run");
+    answers.abort();
+    state
+}
