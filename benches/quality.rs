@@ -29,8 +29,43 @@ use sleuth::search::local::{self, LocalCorpus, Ranking};
 struct Question {
     id: String,
     question: String,
+    /// `answerable` or `unanswerable` (user set); absent means answerable.
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default)]
     gold: Vec<String>,
+    #[serde(default)]
     facts: Vec<String>,
+}
+
+impl Question {
+    fn answerable(&self) -> bool {
+        self.kind.as_deref() != Some("unanswerable")
+    }
+}
+
+/// The report's first block of text that is not a heading (eval README).
+fn first_paragraph(report: &str) -> &str {
+    report.split("\n\n").map(str::trim).find(|b| !b.is_empty() && !b.starts_with('#')).unwrap_or_default()
+}
+
+/// What reads badly in a report: a sentence quoted twice, a "Related:" section.
+fn defects(report: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if report.lines().any(|l| l.starts_with("## Related")) {
+        out.push("a “Related:” section".to_string());
+    }
+    let mut seen = std::collections::HashSet::new();
+    let body = report.split("\n## Caveats").next().unwrap_or_default();
+    for line in body.lines().map(str::trim).filter(|l| !l.starts_with('#') && !l.starts_with('_')) {
+        for s in line.trim_start_matches("- ").split(". ") {
+            let s = s.split(" [").next().unwrap_or_default().trim().to_lowercase();
+            if s.split_whitespace().count() >= 5 && !seen.insert(s.clone()) {
+                out.push(format!("quoted twice: “{s}”"));
+            }
+        }
+    }
+    out
 }
 
 /// The same document under another path counts (eval README): `core/` and
@@ -57,7 +92,14 @@ fn recall(gold: &[String], found: &[String]) -> (usize, usize) {
 
 struct Row {
     id: String,
+    answerable: bool,
     recall: (usize, usize),
+    first: (usize, usize),
+    confidence: f64,
+    relevance: f64,
+    /// The report opens by saying the sources do not answer.
+    says_unanswered: bool,
+    defects: Vec<String>,
     baseline: (usize, usize),
     facts: (usize, usize),
     iterations: usize,
@@ -82,6 +124,19 @@ async fn run_one(q: &Question, corpus: &Arc<LocalCorpus>, config: &Config) -> Ro
         .unwrap_or_default();
     let report = state.report.as_ref().map(|r| r.markdown.to_lowercase()).unwrap_or_default();
     let facts = q.facts.iter().filter(|f| report.contains(&f.to_lowercase())).count();
+    let first = first_paragraph(&report);
+    let first_facts = q.facts.iter().filter(|f| first.contains(&f.to_lowercase())).count();
+    let says_unanswered = first.contains("do not answer");
+    let confidence = state.confidence;
+    // The answer-relevance component of the draft the report was written from.
+    let relevance = state
+        .report
+        .as_ref()
+        .and_then(|r| r.based_on_iteration)
+        .and_then(|n| state.iteration_record(n))
+        .and_then(|it| it.evaluation.as_ref())
+        .map_or(0.0, |e| e.components.answer_relevance);
+    let defects = defects(state.report.as_ref().map(|r| r.markdown.as_str()).unwrap_or_default());
     if std::env::var("QUALITY_REPORT").is_ok_and(|ids| ids.split(',').any(|i| i == q.id)) {
         println!("{}", state.report.as_ref().map(|r| r.markdown.as_str()).unwrap_or_default());
     }
@@ -108,7 +163,13 @@ async fn run_one(q: &Question, corpus: &Arc<LocalCorpus>, config: &Config) -> Ro
     );
     Row {
         id: q.id.clone(),
+        answerable: q.answerable(),
         recall: recall(&q.gold, &cited),
+        first: (first_facts, q.facts.len()),
+        confidence,
+        relevance,
+        says_unanswered,
+        defects,
         baseline: recall(&q.gold, &baseline),
         facts: (facts, q.facts.len()),
         iterations: state.iterations.len(),
@@ -163,14 +224,20 @@ fn main() {
         config.research.preset
     );
     println!(
-        "{:<5} {:>8} {:>9} {:>7} {:>5} {:>6} {:>8}  decisions",
-        "id", "recall", "baseline", "facts", "iter", "cited", "wall"
+        "{:<5} {:>8} {:>9} {:>7} {:>7} {:>5} {:>5} {:>5} {:>6} {:>8}  decisions",
+        "id", "recall", "baseline", "facts", "first", "conf", "rel", "iter", "cited", "wall"
     );
     let mut rows = Vec::new();
     for q in &questions {
         let row = rt.block_on(run_one(q, &corpus, &config));
+        let kind = match (row.answerable, row.says_unanswered) {
+            (true, false) => "",
+            (true, true) => " (says the sources do not answer)",
+            (false, true) => " (unanswerable; says so)",
+            (false, false) => " (unanswerable)",
+        };
         println!(
-            "{:<5} {:>3}/{:<4} {:>4}/{:<4} {:>3}/{:<3} {:>5} {:>6} {:>6.0}ms  {}",
+            "{:<5} {:>3}/{:<4} {:>4}/{:<4} {:>3}/{:<3} {:>3}/{:<3} {:>5.2} {:>5.2} {:>5} {:>6} {:>6.0}ms  {}{kind}",
             row.id,
             row.recall.0,
             row.recall.1,
@@ -178,23 +245,36 @@ fn main() {
             row.baseline.1,
             row.facts.0,
             row.facts.1,
+            row.first.0,
+            row.first.1,
+            row.confidence,
+            row.relevance,
             row.iterations,
             row.cited,
             row.wall.as_secs_f64() * 1000.0,
             row.decisions
         );
+        for d in &row.defects {
+            println!("      defect: {d}");
+        }
         if verbose {
             print!("{}", row.detail);
         }
         rows.push(row);
     }
-    let sum = |f: &dyn Fn(&Row) -> (usize, usize)| rows.iter().map(f).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
-    let (rec, base, facts) = (sum(&|r| r.recall), sum(&|r| r.baseline), sum(&|r| r.facts));
+    let answerable: Vec<&Row> = rows.iter().filter(|r| r.answerable).collect();
+    let unanswerable: Vec<&Row> = rows.iter().filter(|r| !r.answerable).collect();
+    let sum = |f: &dyn Fn(&Row) -> (usize, usize)| {
+        answerable.iter().map(|r| f(r)).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+    };
+    let (rec, base, facts, first) = (sum(&|r| r.recall), sum(&|r| r.baseline), sum(&|r| r.facts), sum(&|r| r.first));
     let mut walls: Vec<Duration> = rows.iter().map(|r| r.wall).collect();
     walls.sort();
     let iters: f64 = rows.iter().map(|r| r.iterations as f64).sum::<f64>() / rows.len().max(1) as f64;
     println!(
-        "total recall {:.3} ({}/{})  baseline {:.3} ({}/{})  facts {:.3} ({}/{})  mean iterations {:.2}  session wall p50 {:.0} ms, max {:.0} ms",
+        "total ({} answerable): recall {:.3} ({}/{})  baseline {:.3} ({}/{})  facts {:.3} ({}/{})  first {:.3} ({}/{})  \
+         mean confidence {:.2}  mean iterations {:.2}  session wall p50 {:.0} ms, max {:.0} ms",
+        answerable.len(),
         ratio(rec),
         rec.0,
         rec.1,
@@ -204,10 +284,24 @@ fn main() {
         ratio(facts),
         facts.0,
         facts.1,
+        ratio(first),
+        first.0,
+        first.1,
+        answerable.iter().map(|r| r.confidence).sum::<f64>() / answerable.len().max(1) as f64,
         iters,
         percentile(&walls, 0.5).as_secs_f64() * 1000.0,
         walls.last().copied().unwrap_or_default().as_secs_f64() * 1000.0
     );
+    if !unanswerable.is_empty() {
+        let low = unanswerable.iter().filter(|r| r.confidence < 0.6 && r.says_unanswered).count();
+        println!(
+            "unanswerable ({}): mean confidence {:.2}, {low} end below 0.6 and say the sources do not answer",
+            unanswerable.len(),
+            unanswerable.iter().map(|r| r.confidence).sum::<f64>() / unanswerable.len() as f64,
+        );
+    }
+    let defects: usize = rows.iter().map(|r| r.defects.len()).sum();
+    println!("report defects (sentence quoted twice, “Related:” section): {defects}");
     // Search latency over every query the sessions ran (3 rounds, warm).
     let queries: Vec<&String> = rows.iter().flat_map(|r| &r.queries).collect();
     let mut times = Vec::new();

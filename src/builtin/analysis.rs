@@ -52,6 +52,15 @@ const QUESTION_FILLER: &[&str] = &[
     "know",
     "tell",
     "please",
+    "lots",
+    "pick",
+    "just",
+    "actually",
+    "somehow",
+    "anything",
+    "something",
+    "own",
+    "still",
 ];
 
 /// Irregular English forms the stemmer cannot join to their base, so that
@@ -244,7 +253,16 @@ const REFERRING: &[&str] = &[
 
 /// Whether a sentence opens by referring back ("Instead, …", "This means …").
 pub fn refers_back(sentence: &str) -> bool {
-    let first = sentence.split(|c: char| !c.is_alphanumeric() && c != '\'').find(|w| !w.is_empty()).unwrap_or("");
+    let mut words = sentence.split(|c: char| !c.is_alphanumeric() && c != '\'').filter(|w| !w.is_empty());
+    let first = words.next().unwrap_or("");
+    // "There are three …" states that something exists; it leans on nothing.
+    if first.eq_ignore_ascii_case("there")
+        && words
+            .next()
+            .is_some_and(|w| ["is", "are", "was", "were", "exist", "exists"].iter().any(|x| x.eq_ignore_ascii_case(w)))
+    {
+        return false;
+    }
     REFERRING.iter().any(|r| r.eq_ignore_ascii_case(first))
 }
 

@@ -46,7 +46,11 @@ fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
     let mut in_parens = false;
     let brk =
         |position, in_parens| Word { surface: String::new(), stems: Vec::new(), breaks: true, position, in_parens };
+    // A capitalised function word opening a sentence ("… explicitly. Why
+    // …") is a function word, not a name.
+    let mut sentence_start = true;
     for (position, raw) in text.split_whitespace().enumerate() {
+        let opens_sentence = std::mem::replace(&mut sentence_start, raw.ends_with(['.', '?', '!']));
         if raw.starts_with('(') {
             out.push(brk(position, in_parens));
             in_parens = true;
@@ -64,7 +68,8 @@ fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
         }
         let bare = trimmed.trim_matches('`');
         let alnum: String = bare.chars().filter(|c| c.is_alphanumeric() || *c == '_').collect();
-        let stop = alnum.is_empty() || (is_stopword(&alnum) && !is_identifier(&alnum, position));
+        let stop = alnum.is_empty()
+            || (is_stopword(&alnum) && !is_identifier(&alnum, if opens_sentence { 0 } else { position }));
         // The text's own tokenization, so that the key terms of `thread-safe`
         // are `thread` and `safe`, as in every source that says it.
         let stems = if stop { Vec::new() } else { stemmer.words(bare, true).into_iter().map(|(s, _)| s).collect() };

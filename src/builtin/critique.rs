@@ -6,6 +6,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use super::Src;
 use super::analysis::Stemmer;
+use super::answer::{self, Judgement};
 use super::aspects::{Aspect, RELATED, coverage};
 use super::rarity::Weights;
 use super::score::{Support, sentence_support};
@@ -171,6 +172,37 @@ pub fn critique(
         dimensions: None,
         answer_relevance: None,
         unanswered: false,
+    }
+}
+
+/// Records the judgement of the direct answer: its relevance, and whether
+/// the sources answer at all, with the figures behind them as an issue.
+pub fn judge_answer(c: &mut Critique, j: Judgement) {
+    c.answer_relevance = Some((j.relevance * 1e4).round() / 1e4);
+    c.unanswered = j.unanswered;
+    let issue = if j.unanswered {
+        Some((
+            Severity::Critical,
+            format!(
+                "No passage of the sources answers the question: the best holds {:.2} of it (answering needs {:.2}).",
+                j.best,
+                answer::UNANSWERED_BELOW
+            ),
+        ))
+    } else {
+        // A better opening exists: the next draft can lead with it.
+        (j.lead + 0.1 < j.best).then(|| {
+            (
+                Severity::Medium,
+                format!("The opening holds {:.2} of the question; a passage found holds {:.2}.", j.lead, j.best),
+            )
+        })
+    };
+    if let Some((severity, description)) = issue {
+        c.issues.push(Issue { severity, description, aspect: None });
+    }
+    if j.unanswered {
+        c.verdict = Verdict::Reject;
     }
 }
 

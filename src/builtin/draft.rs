@@ -9,6 +9,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::Src;
 use super::analysis::refers_back;
+use super::answer;
 use super::aspects::Aspect;
 use super::config::BuiltinConfig;
 use super::rarity::Weights;
@@ -180,9 +181,15 @@ fn pick(
     chosen
 }
 
-/// The draft: a direct answer, then one section per aspect. Each of the
-/// most relevant sources not cited yet then adds its best sentence to the
-/// aspect it supports, so the answer reflects every strong source.
+/// Below this share of the best section sentence's worth, a sentence is
+/// too loosely tied to the question to appear anywhere in the report.
+const RELEVANCE_FLOOR: f64 = 0.35;
+
+/// The draft: the direct answer (the passage that answers the question as
+/// a whole, `answer::lead`), then one section per aspect the question names.
+/// Each of the most relevant sources not cited yet then adds its best
+/// sentence to the aspect it supports, so the answer reflects every strong
+/// source. Related concepts end it as a "See also" line, not as sections.
 pub fn draft(
     sources: &[Src<'_>],
     aspects: &[Aspect],
@@ -191,39 +198,85 @@ pub fn draft(
     cfg: &BuiltinConfig,
 ) -> Draft {
     let mut cands = candidates(sources, aspects, w, constraint_stems, cfg.draft_sources);
-    let mut taken = Vec::new();
+    let lead = answer::lead(sources, aspects, w, cfg.draft_sources);
+    let in_lead = |si: usize, i: usize| lead.iter().any(|p| p.source == si && (p.first..=p.last).contains(&i));
+    let taken: Vec<usize> = (0..cands.len()).filter(|&k| in_lead(cands[k].source, cands[k].sentence)).collect();
     let mut uses = vec![0usize; sources.len()];
-    let n = aspects.len().max(1) as f64;
-    let answer = pick(
-        &cands,
-        |c| {
-            let covered = c.full.iter().filter(|f| **f).count() as f64;
-            let held: Vec<f64> = (0..c.central.len()).filter(|&k| c.on[k]).map(|k| c.central[k]).collect();
-            let central = if held.is_empty() { 0.0 } else { held.iter().sum::<f64>() / held.len() as f64 };
-            // The direct answer opens the report: it must read on its own.
-            let standalone = if c.dangling { 0.5 } else { 1.0 };
-            c.score * ((covered + 0.5) / (n + 0.5)).sqrt() * (0.6 + 0.4 * central) * standalone
-        },
-        cfg.answer_sentences,
-        cfg.mmr_lambda,
-        &mut taken,
-        &mut uses,
+    for p in &lead {
+        uses[p.source] += 1;
+    }
+    let worth = |c: &Candidate, ai: usize, aspect: &Aspect| {
+        // A fragment leaning on a sentence it cannot be quoted with reads
+        // wrong anywhere in the report.
+        if !c.on[ai] || c.dangling {
+            return 0.0;
+        }
+        // A sentence in a section about the aspect explains it; a related
+        // concept is best quoted from such a section only.
+        let fit = 0.45 * c.literal[ai] + 0.2 * c.context[ai] + 0.35 * c.section[ai];
+        let related = if aspect.related { 0.3 + c.section[ai] } else { 1.0 };
+        c.score * fit * (0.6 + 0.4 * c.central[ai]) * related
+    };
+    let best_worth = cands
+        .iter()
+        .flat_map(|c| aspects.iter().enumerate().map(move |(ai, a)| (c, ai, a)))
+        .map(|(c, ai, a)| worth(c, ai, a))
+        .fold(0.0, f64::max);
+    let floor = RELEVANCE_FLOOR * best_worth;
+    // The direct answer: the sentences that hold the most of the question
+    // (all of an aspect counting most), by MMR; unless a passage found holds
+    // clearly more of the question jointly, which then leads (a comparison's
+    // answer names everything compared in one place).
+    let n = aspects.iter().filter(|a| !a.related).count().max(1) as f64;
+    let answer_worth = |c: &Candidate| {
+        let covered = (0..aspects.len()).filter(|&k| c.full[k] && !aspects[k].related).count() as f64;
+        let held: Vec<f64> = (0..c.central.len()).filter(|&k| c.on[k]).map(|k| c.central[k]).collect();
+        let central = if held.is_empty() { 0.0 } else { held.iter().sum::<f64>() / held.len() as f64 };
+        let on_question = (0..aspects.len()).any(|k| !aspects[k].related && worth(c, k, &aspects[k]) >= floor);
+        if c.dangling || !on_question {
+            0.0
+        } else {
+            c.score * ((covered + 0.5) / (n + 0.5)).sqrt() * (0.6 + 0.4 * central)
+        }
+    };
+    let mut picked_taken = taken.clone();
+    let mut picked_uses = uses.clone();
+    let mut alone_taken = Vec::new();
+    let mut alone_uses = vec![0usize; sources.len()];
+    let alone = pick(&cands, answer_worth, cfg.answer_sentences, cfg.mmr_lambda, &mut alone_taken, &mut alone_uses);
+    let alone_joint = answer::joint_coverage(
+        sources,
+        aspects,
+        w,
+        &alone.iter().map(|&i| (cands[i].source, cands[i].sentence)).collect::<Vec<_>>(),
     );
+    let lead_joint = lead.first().map_or(0.0, |p| p.joint);
+    let lead = if lead_joint >= alone_joint + LEAD_ADDS { lead } else { Vec::new() };
+    let (more, taken, uses) = if lead.is_empty() {
+        (alone, alone_taken, alone_uses)
+    } else {
+        let lead_len: usize = lead.iter().map(|p| p.last - p.first + 1).sum();
+        let more = pick(
+            &cands,
+            answer_worth,
+            cfg.answer_sentences.saturating_sub(lead_len),
+            cfg.mmr_lambda,
+            &mut picked_taken,
+            &mut picked_uses,
+        );
+        (more, picked_taken, picked_uses)
+    };
+    let (mut taken, mut uses) = (taken, uses);
     let mut sections: Vec<Vec<usize>> = Vec::new();
     for (ai, aspect) in aspects.iter().enumerate() {
+        let per = if aspect.related { 1 } else { cfg.sentences_per_aspect };
         sections.push(pick(
             &cands,
             |c| {
-                if !c.on[ai] {
-                    return 0.0;
-                }
-                // A sentence in a section about the aspect explains it; a
-                // related concept is best quoted from such a section only.
-                let fit = 0.45 * c.literal[ai] + 0.2 * c.context[ai] + 0.35 * c.section[ai];
-                let related = if aspect.related { 0.3 + c.section[ai] } else { 1.0 };
-                c.score * fit * (0.6 + 0.4 * c.central[ai]) * related
+                let v = worth(c, ai, aspect);
+                if v < floor { 0.0 } else { v }
             },
-            cfg.sentences_per_aspect,
+            per,
             cfg.mmr_lambda,
             &mut taken,
             &mut uses,
@@ -235,46 +288,94 @@ pub fn draft(
             .iter()
             .enumerate()
             .filter(|(i, c)| c.source == si && !taken.contains(i) && c.on.iter().any(|on| *on))
+            .filter(|(_, c)| aspects.iter().enumerate().any(|(ai, a)| !a.related && worth(c, ai, a) >= floor))
             .filter(|(_, c)| taken.iter().all(|&j| similarity(&c.stems, &cands[j].stems) < NEAR_IDENTICAL))
             .max_by(|a, b| a.1.score.total_cmp(&b.1.score));
         if let Some((i, c)) = best {
-            let ai = c.literal.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |(k, _)| k);
+            let ai = (0..aspects.len())
+                .filter(|&k| !aspects[k].related)
+                .max_by(|&a, &b| c.literal[a].total_cmp(&c.literal[b]))
+                .unwrap_or(0);
             taken.push(i);
             uses[si] += 1;
             sections[ai].push(i);
         }
     }
 
-    // A chosen sentence that leans on its neighbour is quoted with it.
-    for &i in answer.iter().chain(sections.iter().flatten()) {
-        let c = &mut cands[i];
-        if let Some(text) = with_context(&sources[c.source], c.sentence) {
-            c.text = text;
+    // A chosen sentence that leans on its neighbour is quoted with it,
+    // unless the neighbour is quoted already: no sentence twice.
+    let mut quoted: Vec<(usize, usize)> = lead.iter().flat_map(|p| (p.first..=p.last).map(|i| (p.source, i))).collect();
+    quoted.extend(more.iter().chain(sections.iter().flatten()).map(|&i| (cands[i].source, cands[i].sentence)));
+    for &i in more.iter().chain(sections.iter().flatten()) {
+        let (si, sentence) = (cands[i].source, cands[i].sentence);
+        if let Some((text, from, to)) = with_context(&sources[si], sentence) {
+            let overlaps = (from..=to).any(|k| k != sentence && quoted.contains(&(si, k)));
+            if !overlaps {
+                cands[i].text = text;
+                quoted.extend((from..=to).map(|k| (si, k)));
+            }
         }
     }
-    let id = |c: &Candidate| sources[c.source].doc.meta.id;
+    let id = |si: usize| sources[si].doc.meta.id;
     let cite = |c: &Candidate, aspect: Option<&Aspect>| Claim {
         text: c.text.clone(),
-        citations: vec![Citation { source: id(c), quote: c.text.clone() }],
+        citations: vec![Citation { source: id(c.source), quote: c.text.clone() }],
         aspect: aspect.map(|a| a.label.clone()),
     };
     let best_aspect = |c: &Candidate| {
-        c.literal.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).and_then(|(i, _)| aspects.get(i))
+        (0..aspects.len())
+            .filter(|&k| !aspects[k].related)
+            .max_by(|&a, &b| c.literal[a].total_cmp(&c.literal[b]))
+            .map(|k| &aspects[k])
     };
     let mut claims = Vec::new();
     let mut md = String::new();
-    if answer.is_empty() {
+    if lead.is_empty() && more.is_empty() {
         md.push_str("The sources found do not answer this question directly.\n");
     } else {
-        let line: Vec<String> = answer.iter().map(|&i| format!("{} [{}]", cands[i].text, id(&cands[i]).0)).collect();
-        md.push_str(&line.join(" "));
+        let mut parts = Vec::new();
+        for p in &lead {
+            let src = &sources[p.source];
+            let said: Vec<String> = (p.first..=p.last)
+                .map(|i| src.an.sentence_text(&src.doc.text, i).split_whitespace().collect::<Vec<_>>().join(" "))
+                .collect();
+            parts.push(format!("{} [{}]", said.join(" "), id(p.source).0));
+            let best = aspects.iter().filter(|a| !a.related).max_by(|a, b| a.weight.total_cmp(&b.weight));
+            claims.extend(said.into_iter().map(|text| Claim {
+                citations: vec![Citation { source: id(p.source), quote: text.clone() }],
+                text,
+                aspect: best.map(|a| a.label.clone()),
+            }));
+        }
+        for &i in &more {
+            parts.push(format!("{} [{}]", cands[i].text, id(cands[i].source).0));
+            claims.push(cite(&cands[i], best_aspect(&cands[i])));
+        }
+        md.push_str(&parts.join(" "));
         md.push('\n');
-        claims.extend(answer.iter().map(|&i| cite(&cands[i], best_aspect(&cands[i]))));
+    }
+    let mut see_also = Vec::new();
+    // A related concept is pointed to where a source explains it; its
+    // sentence joins the asked aspect it speaks of, never a section of its own.
+    for ai in (0..aspects.len()).filter(|&k| aspects[k].related) {
+        let Some(&i) = sections[ai].first() else { continue };
+        let name = heading_label(aspects[ai].label.trim_start_matches(super::aspects::RELATED));
+        let title = crate::text::sanitize_inline(&sources[cands[i].source].doc.meta.title);
+        see_also.push(format!("{name} (“{}”)", title.trim()));
+        let host = (0..aspects.len())
+            .filter(|&k| !aspects[k].related && cands[i].literal[k] > 0.0)
+            .max_by(|&a, &b| cands[i].literal[a].total_cmp(&cands[i].literal[b]));
+        if let Some(k) = host {
+            sections[k].push(i);
+        }
     }
     for (ai, a) in aspects.iter().enumerate() {
+        if a.related {
+            continue;
+        }
         if sections[ai].is_empty() {
             // An aspect the answer covers needs no empty section of its own.
-            if !answer.iter().any(|&i| cands[i].on[ai]) {
+            if !lead.iter().any(|p| (p.first..=p.last).any(|i| covers(&sources[p.source], i, a, w))) {
                 md.push_str(&format!("\n## {}\n\n", heading_label(&a.label)));
                 md.push_str("_None of the sources found addresses this._\n");
             }
@@ -282,11 +383,26 @@ pub fn draft(
         }
         md.push_str(&format!("\n## {}\n\n", heading_label(&a.label)));
         for &i in &sections[ai] {
-            md.push_str(&format!("- {} [{}]\n", cands[i].text, id(&cands[i]).0));
+            md.push_str(&format!("- {} [{}]\n", cands[i].text, id(cands[i].source).0));
             claims.push(cite(&cands[i], Some(a)));
         }
     }
+    if !see_also.is_empty() {
+        md.push_str(&format!("\n{SEE_ALSO}{}.\n", see_also.join("; ")));
+    }
     Draft { markdown: md, claims }
+}
+
+/// How much more of the question a passage must hold jointly than the
+/// best separate sentences to lead the answer.
+const LEAD_ADDS: f64 = 0.15;
+
+/// How the draft's line of related concepts opens.
+pub const SEE_ALSO: &str = "See also: ";
+
+/// Whether sentence `i` of a source is on aspect `a`.
+fn covers(src: &Src<'_>, i: usize, a: &Aspect, w: &Weights) -> bool {
+    super::score::sentence_support(a, &src.an, i, w).on()
 }
 
 /// Most words a quote grows to with its neighbours.
@@ -303,8 +419,9 @@ fn leans_on_joinable(src: &Src<'_>, i: usize) -> bool {
 
 /// Sentence `i` with the sentence before it when it opens by referring
 /// back, and the one after it when that one continues it ("Instead, …"):
-/// one verbatim span of the source. `None` when it stands alone.
-fn with_context(src: &Src<'_>, i: usize) -> Option<String> {
+/// one verbatim span of the source, with its first and last sentence.
+/// `None` when it stands alone.
+fn with_context(src: &Src<'_>, i: usize) -> Option<(String, usize, usize)> {
     let sents = &src.an.sentences;
     let text = &src.doc.text;
     let s = &sents[i];
@@ -323,8 +440,9 @@ fn with_context(src: &Src<'_>, i: usize) -> Option<String> {
     {
         end = i + 1;
     }
-    (start != i || end != i)
-        .then(|| text[sents[start].start..sents[end].end].split_whitespace().collect::<Vec<_>>().join(" "))
+    (start != i || end != i).then(|| {
+        (text[sents[start].start..sents[end].end].split_whitespace().collect::<Vec<_>>().join(" "), start, end)
+    })
 }
 
 /// Section headings in sentence case, with a lone symbol in code (`?`).

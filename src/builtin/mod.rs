@@ -9,6 +9,7 @@
 //! (`clusters`); REFINE turns the engine's strategy into queries (`plan`).
 
 mod analysis;
+mod answer;
 mod aspects;
 mod clusters;
 mod config;
@@ -217,6 +218,7 @@ impl Reasoner for BuiltinReasoner {
             still_related(self.with_related(asked, &ctx.planned_aspects, &weights, &mut stemmer), &sources)
         };
         let mut c = critique::critique(&ctx.draft, &aspects, &sources, &weights, &mut stemmer);
+        critique::judge_answer(&mut c, answer::judge(&ctx.draft, &aspects, &sources, &weights));
         if ctx.answered_asks.is_empty() && ctx.constraints.is_empty() && ctx.iteration == 1 {
             let asked: Vec<Aspect> = aspects.iter().filter(|a| !a.related).cloned().collect();
             c.needs_clarification = clusters::separate_meanings(&ctx.question, &asked, &sources, &weights, &self.cfg);

@@ -25,8 +25,10 @@ pub fn review(
     let question_stems: Vec<&String> = aspects.iter().flat_map(|a| &a.stems).collect();
     let mut accepted: Vec<&Src<'_>> = kept.iter().collect();
     let mut out = Vec::new();
-    for c in candidates {
-        let rel = relevance(aspects, &c.an, w, constraint_stems) as f32;
+    let rels: Vec<f64> = candidates.iter().map(|c| relevance(aspects, &c.an, w, constraint_stems)).collect();
+    let floor = off_topic_below(&rels, kept, cfg.relevance_threshold);
+    for (c, &rel) in candidates.iter().zip(&rels) {
+        let rel = rel as f32;
         let verdict = |kept: bool, reason: Option<&str>, signals: Vec<String>| SourceVerdict {
             id: c.doc.meta.id,
             kept,
@@ -49,7 +51,7 @@ pub fn review(
         }
         // After the user picked a sense, a source in another one is off topic.
         let other_sense = !chosen.is_empty() && !chosen.iter().any(|s| c.an.contains(s));
-        if f64::from(rel) < cfg.relevance_threshold || other_sense {
+        if f64::from(rel) < floor || other_sense {
             out.push(verdict(false, Some("off_topic"), signals(c, &question_stems, w)));
             continue;
         }
@@ -57,6 +59,18 @@ pub fn review(
         out.push(verdict(true, None, Vec::new()));
     }
     out
+}
+
+/// The relevance below which a source is off topic: the configured
+/// threshold, relative to what the corpus offers for this question. When
+/// nothing found reaches it (a small folder, a question in other words than
+/// the documents'), the best found and those close to it are kept, down to
+/// half the threshold: the document that answers is not thrown away because
+/// the corpus words it differently.
+fn off_topic_below(rels: &[f64], kept: &[Src<'_>], threshold: f64) -> f64 {
+    let best_kept = kept.iter().filter_map(|k| k.doc.relevance).map(f64::from).fold(0.0, f64::max);
+    let best = rels.iter().copied().fold(best_kept, f64::max);
+    if best >= threshold { threshold } else { (0.8 * best).max(0.5 * threshold) }
 }
 
 /// What an off-topic source is about instead: its most frequent weighty

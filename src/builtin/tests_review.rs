@@ -95,8 +95,20 @@ async fn thresholds_come_from_the_config() {
     let relevance = f64::from(verdict(&v, 1).relevance);
     let at = BuiltinConfig { relevance_threshold: relevance - 1e-6, ..BuiltinConfig::default() };
     assert!(verdict(&review(at, candidates(), Vec::new()).await, 1).kept);
+    // Far above anything found: even the best source is off topic.
+    let far = BuiltinConfig { relevance_threshold: 2.5 * relevance, ..BuiltinConfig::default() };
+    assert_eq!(reason(&review(far, candidates(), Vec::new()).await, 1), Some("off_topic"));
+    // Just above the best found: the best the corpus offers is kept, a much
+    // weaker source beside it is not (the threshold is relative).
     let above = BuiltinConfig { relevance_threshold: relevance + 1e-3, ..BuiltinConfig::default() };
-    assert_eq!(reason(&review(above, candidates(), Vec::new()).await, 1), Some("off_topic"));
+    let weak = doc(
+        2,
+        "Gardening",
+        "Tomatoes need sun and water. The borrow of a spade from a neighbour is common among gardeners who plant in spring and harvest in autumn, and it has nothing to do with programs.",
+    );
+    let v = review(above, vec![doc(1, "Borrow checker", ON_TOPIC), weak], Vec::new()).await;
+    assert!(verdict(&v, 1).kept, "{v:?}");
+    assert_eq!(reason(&v, 2), Some("off_topic"), "{v:?}");
     let words = ON_TOPIC.split_whitespace().count();
     let longer = BuiltinConfig { min_words: words + 10, ..BuiltinConfig::default() };
     assert_eq!(reason(&review(longer, candidates(), Vec::new()).await, 1), Some("too_short"));

@@ -1,0 +1,248 @@
+//! The direct answer: the passage — a few contiguous sentences of one
+//! section, with its heading and page title — that holds the most of the
+//! question's meaning *jointly*. A question asks several things at once
+//! ("the difference between A, B and C"); the passage that answers it names
+//! them together, where a sentence picked per aspect only answers a part.
+//!
+//! DRAFT leads with the best passage; CRITIQUE measures answer relevance
+//! with the same joint coverage, so the number that holds a draft back is
+//! the one that chose its opening.
+
+use super::Src;
+use super::analysis::refers_back;
+use super::aspects::Aspect;
+use super::rarity::Weights;
+use super::score::sentence_support;
+use crate::engine::model::{Claim, Draft};
+use crate::text::normalize_for_match;
+
+/// Most sentences in a passage.
+pub const MAX_SENTENCES: usize = 3;
+/// Most words in a passage: a direct answer is read at a glance.
+const MAX_WORDS: usize = 90;
+
+/// A run of contiguous quotable sentences of one section of one source.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Passage {
+    /// Index into the sources given.
+    pub source: usize,
+    /// Sentence indices, inclusive.
+    pub first: usize,
+    pub last: usize,
+    /// Weighted share of the asked aspects the passage holds, its heading
+    /// and title counting for half, in `[0, 1]`.
+    pub joint: f64,
+    /// `joint` scaled by the source's retrieval evidence and by whether the
+    /// passage reads on its own: what ranks passages.
+    pub score: f64,
+}
+
+/// Per sentence of one source, per asked aspect: how much of the aspect
+/// the sentence holds (`Support::blended`).
+fn supports(src: &Src<'_>, asked: &[&Aspect], w: &Weights) -> Vec<Vec<f64>> {
+    (0..src.an.sentences.len())
+        .map(|i| asked.iter().map(|a| sentence_support(a, &src.an, i, w).blended()).collect())
+        .collect()
+}
+
+/// The asked aspects (not the related ones) and their total weight.
+fn asked(aspects: &[Aspect]) -> (Vec<&Aspect>, f64) {
+    let asked: Vec<&Aspect> = aspects.iter().filter(|a| !a.related).collect();
+    let total = asked.iter().map(|a| a.weight).sum::<f64>();
+    (asked, total)
+}
+
+/// Joint coverage of per-aspect maxima over some sentences' supports.
+fn joint_of<'s>(rows: impl Iterator<Item = &'s Vec<f64>>, asked: &[&Aspect], total: f64) -> f64 {
+    if total <= 0.0 {
+        return 0.0;
+    }
+    let mut best = vec![0.0f64; asked.len()];
+    for row in rows {
+        for (b, v) in best.iter_mut().zip(row) {
+            *b = b.max(*v);
+        }
+    }
+    asked.iter().zip(&best).map(|(a, b)| a.weight * b).sum::<f64>() / total
+}
+
+/// The best passages of the first `max_sources` sources, best first, at
+/// most one per source.
+pub fn best_passages(sources: &[Src<'_>], aspects: &[Aspect], w: &Weights, max_sources: usize) -> Vec<Passage> {
+    let (asked, total) = asked(aspects);
+    let mut out = Vec::new();
+    for (si, src) in sources.iter().enumerate().take(max_sources) {
+        let rows = supports(src, &asked, w);
+        let sents = &src.an.sentences;
+        let rel = f64::from(src.doc.relevance.unwrap_or(0.5));
+        let mut best: Option<Passage> = None;
+        for first in 0..sents.len() {
+            let s = &sents[first];
+            if !s.quotable || rows[first].iter().all(|v| *v <= 0.0) {
+                continue;
+            }
+            // A passage opening with "This …" leans on what it leaves out.
+            let standalone = if refers_back(src.an.sentence_text(&src.doc.text, first)) { 0.6 } else { 1.0 };
+            let mut words = 0;
+            let mut length = 1.0;
+            for last in first..sents.len().min(first + MAX_SENTENCES) {
+                let t = &sents[last];
+                words += t.words;
+                if !t.quotable || t.heading != s.heading || t.paragraph.abs_diff(s.paragraph) > 1 || words > MAX_WORDS {
+                    break;
+                }
+                let joint = joint_of(rows[first..=last].iter(), &asked, total);
+                // A sentence more that stays on the question explains the
+                // answer further; one that leaves it only costs reading.
+                if last > first {
+                    length *= if rows[last].iter().any(|v| *v > 0.0) { 1.08 } else { 0.9 };
+                }
+                let score = joint * (0.55 + 0.45 * rel) * standalone * length;
+                if best.as_ref().is_none_or(|b| score > b.score) {
+                    best = Some(Passage { source: si, first, last, joint, score });
+                }
+            }
+        }
+        out.extend(best);
+    }
+    out.sort_by(|a, b| b.score.total_cmp(&a.score));
+    out
+}
+
+/// Joint coverage of the asked aspects by the given sentences (source,
+/// sentence) together: how much of the question they answer between them.
+pub fn joint_coverage(sources: &[Src<'_>], aspects: &[Aspect], w: &Weights, sentences: &[(usize, usize)]) -> f64 {
+    let (asked, total) = asked(aspects);
+    let rows: Vec<Vec<f64>> = sentences
+        .iter()
+        .filter_map(|&(si, i)| {
+            let src = sources.get(si)?;
+            (i < src.an.sentences.len())
+                .then(|| asked.iter().map(|a| sentence_support(a, &src.an, i, w).blended()).collect())
+        })
+        .collect();
+    joint_of(rows.iter(), &asked, total)
+}
+
+/// What a second passage must add to the first's joint coverage to join
+/// the direct answer.
+const SECOND_ADDS: f64 = 0.15;
+
+/// The direct answer: the best passage, and a passage of another source
+/// when together they hold clearly more of the question. Empty when no
+/// passage holds any of it.
+pub fn lead(sources: &[Src<'_>], aspects: &[Aspect], w: &Weights, max_sources: usize) -> Vec<Passage> {
+    let passages = best_passages(sources, aspects, w, max_sources);
+    let Some(first) = passages.first().cloned() else { return Vec::new() };
+    let mut out = vec![first.clone()];
+    let base: Vec<(usize, usize)> = (first.first..=first.last).map(|i| (first.source, i)).collect();
+    let second = passages.iter().skip(1).take(5).find(|p| {
+        let mut both = base.clone();
+        both.extend((p.first..=p.last).map(|i| (p.source, i)));
+        joint_coverage(sources, aspects, w, &both) >= first.joint + SECOND_ADDS
+    });
+    out.extend(second.cloned());
+    out
+}
+
+/// Below this joint coverage, no passage of the sources answers the
+/// question: what they hold are its words, not its answer.
+pub const UNANSWERED_BELOW: f64 = 0.4;
+
+/// The critic's judgement of a draft's direct answer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Judgement {
+    /// How well the first paragraph answers the question as asked, `[0, 1]`.
+    pub relevance: f64,
+    /// Joint coverage of the first paragraph's quoted sentences.
+    pub lead: f64,
+    /// Joint coverage of the best passage any kept source holds.
+    pub best: f64,
+    /// No passage of the sources answers the question.
+    pub unanswered: bool,
+}
+
+/// The draft's first block of text that is not a heading.
+fn first_paragraph(markdown: &str) -> &str {
+    markdown.split("\n\n").map(str::trim).find(|b| !b.is_empty() && !b.starts_with('#')).unwrap_or_default()
+}
+
+/// The sentences (source, sentence) a claim quotes: those whose text lies
+/// inside one of its quotes.
+fn quoted_sentences(claim: &Claim, sources: &[Src<'_>]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for c in &claim.citations {
+        let Some(si) = sources.iter().position(|s| s.doc.meta.id == c.source) else { continue };
+        let quote = normalize_for_match(&c.quote);
+        if quote.is_empty() {
+            continue;
+        }
+        let src = &sources[si];
+        for i in 0..src.an.sentences.len() {
+            let said = normalize_for_match(src.an.sentence_text(&src.doc.text, i));
+            if !said.is_empty() && quote.contains(&said) {
+                out.push((si, i));
+            }
+        }
+    }
+    out
+}
+
+/// Answer relevance: the joint coverage of the question by the sentences
+/// the first paragraph quotes, times the retrieval evidence behind them
+/// (their sources' review relevance). `unanswered` when no passage of any
+/// kept source holds enough of the question to answer it.
+pub fn judge(draft: &Draft, aspects: &[Aspect], sources: &[Src<'_>], w: &Weights) -> Judgement {
+    let opening = normalize_for_match(first_paragraph(&draft.markdown));
+    let lead_claims: Vec<&Claim> = draft
+        .claims
+        .iter()
+        .filter(|c| !c.text.trim().is_empty() && opening.contains(&normalize_for_match(&c.text)))
+        .collect();
+    let lead: Vec<(usize, usize)> = lead_claims.iter().flat_map(|c| quoted_sentences(c, sources)).collect();
+    let joint = joint_coverage(sources, aspects, w, &lead);
+    let mut cited: Vec<usize> = lead.iter().map(|(si, _)| *si).collect();
+    cited.sort_unstable();
+    cited.dedup();
+    let evidence = if cited.is_empty() {
+        0.0
+    } else {
+        cited.iter().map(|&si| f64::from(sources[si].doc.relevance.unwrap_or(0.5))).sum::<f64>() / cited.len() as f64
+    };
+    let best = best_passages(sources, aspects, w, sources.len()).first().map_or(0.0, |p| p.joint);
+    Judgement { relevance: joint * (0.6 + 0.4 * evidence), lead: joint, best, unanswered: best < UNANSWERED_BELOW }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builtin::analysis::{Stemmer, analyze};
+    use crate::builtin::aspects::aspects;
+    use crate::builtin::test_docs::doc;
+    use std::sync::Arc;
+
+    #[test]
+    fn the_passage_naming_everything_asked_wins_over_sentences_on_one_part() {
+        let text = "# Iteration\n\nThe iter method borrows each element. It is common.\n\n\
+                    # Three forms\n\nThere are three common methods: iter iterates over references, \
+                    iter_mut over mutable references, and into_iter over owned values.\n";
+        let other = "# Ownership\n\nCalling into_iter consumes the collection and yields owned values to the caller.\n";
+        let docs = [doc(1, "Iterators", text), doc(2, "Vec", other)];
+        let mut st = Stemmer::default();
+        let srcs: Vec<Src<'_>> =
+            docs.iter().map(|d| Src { doc: d, an: Arc::new(analyze(&d.meta.title, &d.text, &mut st)) }).collect();
+        let an: Vec<&crate::builtin::analysis::AnalyzedDoc> = srcs.iter().map(|s| s.an.as_ref()).collect();
+        let w = Weights::new(None, 0.0, &an);
+        let asp = aspects("What is the difference between iter, iter_mut and into_iter?", &mut st, &w, 5);
+        let best = best_passages(&srcs, &asp, &w, 10);
+        let top = &best[0];
+        assert_eq!(top.source, 0);
+        let said = srcs[0].an.sentence_text(&srcs[0].doc.text, top.first);
+        assert!(said.starts_with("There are three common methods"), "{said}");
+        assert!(top.joint > best[1].joint, "{best:?}");
+        // Between them, the two sources' best sentences hold no more than the
+        // comparing sentence alone.
+        let alone = joint_coverage(&srcs, &asp, &w, &[(0, top.first)]);
+        assert!((alone - top.joint).abs() < 1e-9);
+    }
+}
