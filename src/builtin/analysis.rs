@@ -449,7 +449,16 @@ fn push_trimmed(p: &str, s: usize, e: usize, out: &mut Vec<(usize, usize)>) {
 /// Whether a sentence reads as prose that can stand in a report. A list
 /// item may be short ("Dereference a raw pointer").
 fn quotable(s: &str, words: usize, item: bool) -> bool {
-    let min = if item { 3 } else { 6 };
+    // A short statement that stands on its own ("Alcohol is never
+    // reimbursed.") is a sentence; a short one leaning back is a fragment.
+    let statement = s.ends_with('.') && !refers_back(s);
+    let min = if item {
+        3
+    } else if statement {
+        4
+    } else {
+        6
+    };
     if !(min..=70).contains(&words) || s.matches('`').count() % 2 == 1 {
         return false;
     }
@@ -529,5 +538,7 @@ mod tests {
         assert!(!quotable("See the reference [3] for details on this topic here.", 10, false));
         assert!(!quotable("and lowercase start is a continuation of something.", 8, false));
         assert!(quotable("Dereference a raw pointer", 4, true) && !quotable("Dereference a raw pointer", 4, false));
+        assert!(quotable("Alcohol is never reimbursed.", 4, false), "a short statement");
+        assert!(!quotable("This is never reimbursed.", 4, false), "a short fragment leaning back");
     }
 }

@@ -39,6 +39,16 @@ pub fn scaled_idf(n: u64, df: u64) -> f64 {
     (idf / max).clamp(0.0, 1.0)
 }
 
+/// Passages from which a corpus is big enough for a word's absence to
+/// mean the corpus is about something else.
+const BIG_CORPUS: f64 = 10_000.0;
+
+/// How much a word's absence from a corpus of `n` passages says, in
+/// `[0.3, 1]`: grows with the log of the corpus's size.
+fn absence_says(n: u64) -> f64 {
+    ((n.max(2) as f64).ln() / BIG_CORPUS.ln()).clamp(0.3, 1.0)
+}
+
 /// Weights for one reasoner call: corpus rarity, session rarity, or both.
 pub struct Weights {
     corpus: Option<Arc<dyn Rarity>>,
@@ -67,7 +77,15 @@ impl Weights {
         if let Some(w) = self.memo.lock().unwrap_or_else(|p| p.into_inner()).get(stem) {
             return *w;
         }
-        let corpus = self.corpus.as_ref().map(|c| scaled_idf(c.documents(), c.frequency(stem)));
+        let corpus = self.corpus.as_ref().map(|c| {
+            let (n, df) = (c.documents(), c.frequency(stem));
+            // A word the corpus never uses is as rare as can be, but how much
+            // its absence says depends on the corpus: in a big one, that it is
+            // about something else; in ten short documents, little (most
+            // words are absent from them).
+            let absence = if df == 0 { absence_says(n) } else { 1.0 };
+            scaled_idf(n, df) * absence
+        });
         // Among a handful of sources, a term in all of them is common; in
         // one of them, rare: a rougher idf over the same scale.
         let session = self.session.as_ref().map(|(n, df)| {

@@ -27,6 +27,7 @@ pub fn review(
     let mut out = Vec::new();
     let rels: Vec<f64> = candidates.iter().map(|c| relevance(aspects, &c.an, w, constraint_stems)).collect();
     let floor = off_topic_below(&rels, kept, cfg.relevance_threshold);
+    let best = rels.iter().copied().fold(0.0, f64::max);
     for (c, &rel) in candidates.iter().zip(&rels) {
         let rel = rel as f32;
         let verdict = |kept: bool, reason: Option<&str>, signals: Vec<String>| SourceVerdict {
@@ -41,7 +42,11 @@ pub fn review(
             out.push(verdict(false, Some("redirect"), Vec::new()));
             continue;
         }
-        if c.an.words < cfg.min_words {
+        // A short page is a stub, unless it says what the question asks
+        // (a folder of short notes, a one-line definition).
+        let short =
+            c.an.words < cfg.min_words && (c.an.words < cfg.min_words / 3 || f64::from(rel) < floor.max(0.8 * best));
+        if short {
             out.push(verdict(false, Some("too_short"), Vec::new()));
             continue;
         }

@@ -110,8 +110,12 @@ async fn thresholds_come_from_the_config() {
     assert!(verdict(&v, 1).kept, "{v:?}");
     assert_eq!(reason(&v, 2), Some("off_topic"), "{v:?}");
     let words = ON_TOPIC.split_whitespace().count();
+    // Shorter than the minimum: too short, unless it is among the best found.
     let longer = BuiltinConfig { min_words: words + 10, ..BuiltinConfig::default() };
-    assert_eq!(reason(&review(longer, candidates(), Vec::new()).await, 1), Some("too_short"));
+    assert!(verdict(&review(longer, candidates(), Vec::new()).await, 1).kept);
+    let stub =
+        BuiltinConfig { min_words: 3 * words + 3, relevance_threshold: relevance / 2.5, ..BuiltinConfig::default() };
+    assert_eq!(reason(&review(stub, candidates(), Vec::new()).await, 1), Some("too_short"));
 }
 
 const SAFE_QUESTION: &str = "Is the quux registry thread-safe, and what is its eviction policy?";

@@ -69,8 +69,10 @@ impl Renderer<'_> {
         let mut user = fixed.text;
         let known: Vec<SourceId> = docs.iter().map(|d| d.meta.id).collect();
         if !docs.is_empty() {
-            // The format rules are counted at their longest (schema included).
-            let longest = schema::Limits { self_check: true, ..schema::Limits::default() };
+            // The format rules are counted at their longest: schema included,
+            // with every source id it may name in its `enum`.
+            let ids = known.iter().map(|id| id.0).collect();
+            let longest = schema::Limits { self_check: true, ids, ..schema::Limits::default() };
             let rules = count_tokens(&format_rules(role, StructuredMode::Prompt, &longest));
             let used = count_tokens(&system) + rules + count_tokens(&user) + count_tokens(&fixed.later) + 32;
             let room = (self.budget.saturating_sub(used) as f64 * share) as u64;

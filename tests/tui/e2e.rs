@@ -154,7 +154,9 @@ fn research_live_step_twice_answer_the_ask_then_review() {
     std::fs::write(
         home.path().join("config.toml"),
         format!(
-            "[research]\nstep_mode = true\n\n[local]\ncorpus = \"{}\"\ntier = 5\n\n[search]\nresults_per_query = 8\n",
+            // A threshold no draft of this small corpus reaches: the session
+            // runs to its third iteration, so there are two steps to take.
+            "[research]\nstep_mode = true\n\n[limits]\nmax_iterations = 3\n\n[decide]\nconfidence_threshold = 0.99\n\n[local]\ncorpus = \"{}\"\ntier = 5\n\n[search]\nresults_per_query = 8\n",
             corpus.display()
         ),
     )
