@@ -46,7 +46,7 @@ impl Default for BuiltinConfig {
             duplicate_similarity: 0.8,
             mmr_lambda: 0.7,
             answer_sentences: 3,
-            sentences_per_aspect: 3,
+            sentences_per_aspect: 4,
             draft_sources: 20,
             cover_sources: 6,
             ask_sources: 8,

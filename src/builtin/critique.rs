@@ -101,6 +101,9 @@ pub fn critique(
             full = mentions;
         }
         match full.len() {
+            // A related concept is a pointer (the draft's See also), not
+            // something asked: missing it is no issue to fix or learn from.
+            0 if a.related => gaps.push(a.label.clone()),
             0 => {
                 gaps.push(a.label.clone());
                 let severity = if a.weight >= top_weight && !a.related { Severity::High } else { Severity::Medium };
@@ -114,6 +117,7 @@ pub fn critique(
                 };
                 issues.push(Issue { severity, description, aspect: Some(a.label.clone()) });
             }
+            1 if a.related => addressed.push(a.label.clone()),
             1 => {
                 addressed.push(a.label.clone());
                 weak.push(a.label.clone());

@@ -381,8 +381,25 @@ pub fn draft(
             }
             continue;
         }
+        // The same words from another copy of a page, or inside a quote
+        // already given with its neighbours, are not said twice.
+        let fresh: Vec<usize> = sections[ai]
+            .iter()
+            .copied()
+            .filter(|&i| {
+                let t = crate::text::normalize_for_match(&cands[i].text);
+                !claims.iter().any(|c: &Claim| crate::text::normalize_for_match(&c.text).contains(&t))
+            })
+            .collect();
+        if fresh.is_empty() {
+            continue;
+        }
         md.push_str(&format!("\n## {}\n\n", heading_label(&a.label)));
-        for &i in &sections[ai] {
+        for i in fresh {
+            let t = crate::text::normalize_for_match(&cands[i].text);
+            if claims.iter().any(|c: &Claim| crate::text::normalize_for_match(&c.text).contains(&t)) {
+                continue;
+            }
             md.push_str(&format!("- {} [{}]\n", cands[i].text, id(cands[i].source).0));
             claims.push(cite(&cands[i], Some(a)));
         }
