@@ -127,7 +127,8 @@ impl OpenSearchConfig {
                 format!("\"{}\" is not an index name (lowercase, no spaces, \\ / * ? \" < > | , # :)", self.index),
             ));
         }
-        if !self.api_key_env.is_empty() && !(self.username_env.is_empty() && self.password_env.is_empty()) {
+        let basic = !self.username_env.is_empty() || !self.password_env.is_empty();
+        if !self.api_key_env.is_empty() && basic {
             v.push(("opensearch.api_key_env".into(), "set an API key or a user name and password, not both".into()));
         }
         if self.username_env.is_empty() != self.password_env.is_empty() {
