@@ -77,11 +77,13 @@ impl ClusterClient {
         let mut builder = reqwest::Client::builder()
             .user_agent("sleuth (terminal research agent)")
             .connect_timeout(Duration::from_secs(cfg.connect_timeout_secs.max(1)))
-            .default_headers(auth_headers(cfg)?);
+            .default_headers(auth_headers(cfg, &|name| std::env::var(name).ok())?);
         if let Some(ca) = &cfg.ca_file {
             let pem = std::fs::read(ca).map_err(|e| format!("`[opensearch] ca_file` {}: {e}", ca.display()))?;
             let certs = reqwest::Certificate::from_pem_bundle(&pem)
-                .map_err(|e| format!("`[opensearch] ca_file` {} is not a PEM certificate: {e}", ca.display()))?;
+                .ok()
+                .filter(|c| !c.is_empty())
+                .ok_or_else(|| format!("`[opensearch] ca_file` {} holds no PEM certificate", ca.display()))?;
             builder = builder.tls_certs_merge(certs);
         }
         let http = builder.build().map_err(|e| format!("cannot build the HTTP client: {e}"))?;
@@ -194,12 +196,13 @@ fn describe(e: &reqwest::Error, timeout: Duration) -> String {
     if e.is_connect() { format!("could not connect: {cur}") } else { cur.to_string() }
 }
 
-/// The `Authorization` header, from the variables the config names; the
-/// value is marked sensitive so it never shows in a debug print.
-fn auth_headers(cfg: &OpenSearchConfig) -> Result<HeaderMap, String> {
+/// The `Authorization` header, from the variables the config names (read
+/// through `env`); the value is marked sensitive so it never shows in a
+/// debug print.
+fn auth_headers(cfg: &OpenSearchConfig, env: &dyn Fn(&str) -> Option<String>) -> Result<HeaderMap, String> {
     let var = |name: &str| -> Result<SecretString, String> {
-        match std::env::var(name) {
-            Ok(v) if !v.is_empty() => Ok(SecretString::from(v)),
+        match env(name) {
+            Some(v) if !v.is_empty() => Ok(SecretString::from(v)),
             _ => Err(format!("the environment variable {name} (named in `[opensearch]`) is not set")),
         }
     };
@@ -261,6 +264,46 @@ mod tests {
         };
         let err = ClusterClient::new(&cfg).err().unwrap();
         assert!(err.contains("SLEUTH_TEST_OPENSEARCH_KEY_NEVER_SET"), "{err}");
+    }
+
+    #[test]
+    fn basic_auth_and_api_keys_come_from_the_named_variables() {
+        let env = |name: &str| match name {
+            "OS_USER" => Some("admin".to_string()),
+            "OS_PASSWORD" => Some("s3cret!".to_string()),
+            "OS_KEY" => Some("k-123".to_string()),
+            _ => None,
+        };
+        let basic = OpenSearchConfig {
+            username_env: "OS_USER".into(),
+            password_env: "OS_PASSWORD".into(),
+            ..OpenSearchConfig::default()
+        };
+        let h = auth_headers(&basic, &env).unwrap();
+        assert_eq!(h.get(AUTHORIZATION).unwrap(), "Basic YWRtaW46czNjcmV0IQ==");
+        assert!(h.get(AUTHORIZATION).unwrap().is_sensitive());
+        assert!(!format!("{h:?}").contains("YWRtaW46"), "a debug print hides it");
+        let key = OpenSearchConfig { api_key_env: "OS_KEY".into(), ..OpenSearchConfig::default() };
+        assert_eq!(auth_headers(&key, &env).unwrap().get(AUTHORIZATION).unwrap(), "ApiKey k-123");
+        assert!(auth_headers(&OpenSearchConfig::default(), &env).unwrap().is_empty());
+        let unset = OpenSearchConfig { password_env: "OS_NOPE".into(), ..basic };
+        assert!(auth_headers(&unset, &env).unwrap_err().contains("OS_NOPE"));
+    }
+
+    #[test]
+    fn a_ca_file_that_is_missing_or_not_pem_is_refused_with_its_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let garbage = dir.path().join("ca.pem");
+        std::fs::write(&garbage, "not a certificate").unwrap();
+        for (file, says) in [(dir.path().join("missing.pem"), "ca_file"), (garbage, "holds no PEM certificate")] {
+            let cfg = OpenSearchConfig {
+                url: vec!["https://127.0.0.1:9".into()],
+                ca_file: Some(file),
+                ..OpenSearchConfig::default()
+            };
+            let err = ClusterClient::new(&cfg).err().unwrap();
+            assert!(err.contains("[opensearch] ca_file") && err.contains(says), "{err}");
+        }
     }
 
     #[test]
