@@ -195,6 +195,26 @@ async fn pushback_from_the_cluster_is_retried_until_everything_is_written() {
     assert_eq!((s.refuse_bulk, s.reject_items), (0, 0), "the cluster pushed back as set");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_more_batches_are_in_flight_than_configured() {
+    let (server, fake) = FakeCluster::start().await;
+    let delay = std::time::Duration::from_millis(300);
+    fake.state().bulk_delay = delay;
+    let dir = tempfile::tempdir().unwrap();
+    corpus(dir.path());
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let cfg = OpenSearchConfig { bulk_docs: 2, bulk_in_flight: 2, ..config(server.uri()) };
+    index_folder(&cfg, &LocalConfig::default(), &root, &quiet).await.unwrap();
+    let arrivals = fake.state().bulk_arrivals.clone();
+    assert!(arrivals.len() >= 4, "{} batches", arrivals.len());
+    // Each answer takes `delay`: requests that arrive closer together than
+    // that were in flight at once, and there are never more than two.
+    let window = delay.mul_f64(0.8);
+    let most =
+        arrivals.iter().map(|t| arrivals.iter().filter(|u| **u >= *t && **u - *t < window).count()).max().unwrap();
+    assert!(most <= 2, "{most} batches in flight at once");
+}
+
 /// Runs the binary with `SLEUTH_HOME = home` and a config file.
 async fn sleuth(home: &Path, config: &str, env: &[(&str, &str)], args: &[&str]) -> std::process::Output {
     std::fs::write(home.join("config.toml"), config).unwrap();

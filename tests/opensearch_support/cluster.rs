@@ -24,6 +24,9 @@ pub struct State {
     pub reject_items: usize,
     /// Requests need this `Authorization` header when set.
     pub auth: Option<String>,
+    /// `_bulk` answers wait this long; when each arrived is recorded.
+    pub bulk_delay: std::time::Duration,
+    pub bulk_arrivals: Vec<std::time::Instant>,
 }
 
 #[derive(Clone, Default)]
@@ -112,7 +115,11 @@ impl Respond for FakeCluster {
                 s.indexes.insert(index.to_string(), (created, BTreeMap::new()));
                 json_reply(200, json!({ "acknowledged": true, "shards_acknowledged": true, "index": index }))
             }
-            ("POST", ["_bulk"]) => bulk(&mut s, &body),
+            ("POST", ["_bulk"]) => {
+                s.bulk_arrivals.push(std::time::Instant::now());
+                let delay = s.bulk_delay;
+                bulk(&mut s, &body).set_delay(delay)
+            }
             ("POST", [index, "_search"]) => match s.indexes.get(*index) {
                 None => error(404, "index_not_found_exception", &format!("no such index [{index}]")),
                 Some((_, docs)) => json_reply(200, search(docs, &serde_json::from_str(&body).unwrap())),
