@@ -273,3 +273,26 @@ async fn the_binary_indexes_into_the_cluster_and_doctor_reports_on_it_without_sh
     assert!(auth.contains("FAIL") && auth.contains("401") && auth.contains("api_key_env"), "{auth}");
     assert!(!stdout.contains("ApiKey"), "{stdout}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_research_run_over_the_cluster_cites_its_pages() {
+    let (server, _fake) = FakeCluster::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    corpus(dir.path());
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    index_folder(&config(server.uri()), &LocalConfig::default(), &root, &quiet).await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let config = format!(
+        "[search]\nchains = [[\"opensearch\"]]\n\n[opensearch]\nurl = \"{}\"\nindex = \"docs\"\n",
+        server.uri()
+    );
+    let out = sleuth(
+        home.path(),
+        &config,
+        &[],
+        &["run", "--max-iterations", "1", "--time-limit", "0", "How does shielding help a widget meet its gadget?"],
+    )
+    .await;
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("cables.md#shielding"), "the report cites the cluster's passage:\n{stdout}\n{stderr}");
+}
