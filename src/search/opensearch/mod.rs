@@ -32,8 +32,8 @@ pub enum OpenSearchError {
     /// The configuration cannot work (a variable not set, a CA file missing).
     #[error("[opensearch]: {0}")]
     Config(String),
-    #[error("{0}")]
+    #[error(transparent)]
     Cluster(#[from] ProviderError),
-    #[error("{0}")]
+    #[error(transparent)]
     Corpus(#[from] CorpusError),
 }
