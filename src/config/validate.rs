@@ -52,6 +52,19 @@ mod tests {
     }
 
     #[test]
+    fn a_chain_naming_opensearch_needs_the_clusters_url() {
+        let mut c = Config::default();
+        c.search.chains = vec![vec!["opensearch".into(), "local".into()]];
+        let keys: Vec<String> = validate(&c).into_iter().map(|i| i.key).collect();
+        assert_eq!(keys, vec!["opensearch.url"]);
+        c.opensearch.url = vec!["http://localhost:9200".into()];
+        assert_eq!(validate(&c), vec![]);
+        c.opensearch.bulk_in_flight = 0;
+        let keys: Vec<String> = validate(&c).into_iter().map(|i| i.key).collect();
+        assert_eq!(keys, vec!["opensearch.bulk_in_flight"]);
+    }
+
+    #[test]
     fn ranges_are_checked() {
         let mut c = Config::default();
         c.decide.coverage_threshold = -0.1;
