@@ -14,11 +14,28 @@ use sleuth::engine::protocol::{Answer, Command, Event};
 use sleuth::engine::settings::EngineSettings;
 use sleuth::engine::{Engine, EngineParts, SessionState};
 use sleuth::search::local::{LocalCorpus, LocalProvider};
+use sleuth::search::opensearch::{OpenSearchConfig, OpenSearchProvider};
 use sleuth::search::{SearchProvider, SearchRouter};
+
+/// The local corpus's provider, or with `SLEUTH_BENCH_OPENSEARCH_URL` set
+/// the `opensearch` provider on that cluster (index
+/// `SLEUTH_BENCH_OPENSEARCH_INDEX`, default `sleuth`), loaded from the same
+/// corpus by `sleuth index --to opensearch`; the term statistics stay the
+/// local corpus's.
+fn provider(corpus: &Arc<LocalCorpus>, config: &Config) -> Arc<dyn SearchProvider> {
+    match std::env::var("SLEUTH_BENCH_OPENSEARCH_URL") {
+        Ok(url) if !url.is_empty() => {
+            let index = std::env::var("SLEUTH_BENCH_OPENSEARCH_INDEX").unwrap_or_else(|_| "sleuth".into());
+            let cfg = OpenSearchConfig { url: vec![url], index, ..config.opensearch.clone() };
+            Arc::new(OpenSearchProvider::new(&cfg).expect("the opensearch provider"))
+        }
+        _ => Arc::new(LocalProvider::new(corpus.clone(), 1)),
+    }
+}
 
 /// Runs session `id` on `question` to its end and returns its state.
 pub async fn run_session(id: String, question: &str, corpus: &Arc<LocalCorpus>, config: &Config) -> SessionState {
-    let provider: Arc<dyn SearchProvider> = Arc::new(LocalProvider::new(corpus.clone(), 1));
+    let provider = provider(corpus, config);
     let preset = config.research.preset;
     let mut settings = EngineSettings::with_limits(id, config.limits.resolve(preset));
     settings.preset = preset.as_str().into();

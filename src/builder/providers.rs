@@ -8,6 +8,7 @@ use crate::config::Config;
 use crate::paths::Paths;
 use crate::search::SearchProvider;
 use crate::search::local::{self, LocalConfig, LocalCorpus};
+use crate::search::opensearch::OpenSearchConfig;
 use crate::search::registry::{self, BuildContext, BuildError};
 use crate::search::web::WebConfig;
 
@@ -19,6 +20,7 @@ pub type Chains = Vec<Vec<Arc<dyn SearchProvider>>>;
 pub struct Providers {
     local: LocalConfig,
     web: WebConfig,
+    opensearch: OpenSearchConfig,
     index_root: std::path::PathBuf,
     corpus: OnceLock<Result<Arc<LocalCorpus>, String>>,
 }
@@ -29,6 +31,7 @@ impl Providers {
             index_root: local::index_root(&config.local, paths),
             local: config.local.clone(),
             web: config.web.clone(),
+            opensearch: config.opensearch.clone(),
             corpus: OnceLock::new(),
         }
     }
@@ -83,6 +86,6 @@ impl Providers {
         corpus: &'a (dyn Fn() -> Result<Arc<LocalCorpus>, String> + Sync),
         progress: &'a (dyn Fn(&str) + Send + Sync),
     ) -> BuildContext<'a> {
-        BuildContext { local: &self.local, web: &self.web, corpus, progress }
+        BuildContext { local: &self.local, web: &self.web, opensearch: &self.opensearch, corpus, progress }
     }
 }

@@ -192,6 +192,16 @@ pub struct IndexArgs {
     /// Rebuild from scratch instead of updating changed files only.
     #[arg(long)]
     pub rebuild: bool,
+    /// Where the index goes: the local tantivy index, or the search cluster
+    /// configured under `[opensearch]` (bulk-loaded, incremental).
+    #[arg(long, value_enum, default_value = "local")]
+    pub to: IndexTarget,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum IndexTarget {
+    Local,
+    Opensearch,
 }
 
 /// Flags that shape a research session; each overrides its config key.

@@ -69,6 +69,7 @@ pub async fn execute(global: &super::GlobalArgs, args: DoctorArgs) -> anyhow::Re
     }
     if !args.skip_search {
         search_rows(&setup, &args.query, &mut rows).await;
+        cluster_rows(&setup, &args.query, &mut rows).await;
     }
     let origin = setup.config_path.as_ref().map_or("built-in defaults".to_string(), |p| p.display().to_string());
     println!("sleuth doctor — config: {origin}; reasoner: {:?}\n", setup.config.research.reasoner);
@@ -239,6 +240,35 @@ async fn search_rows(setup: &setup::Setup, query: &str, rows: &mut Vec<Row>) {
             }
             rows.push(r);
         }
+    }
+}
+
+/// The `[opensearch]` cluster's rows, when one is configured or a chain
+/// names it: a failure is required only when a chain uses the cluster.
+async fn cluster_rows(setup: &setup::Setup, query: &str, rows: &mut Vec<Row>) {
+    use crate::search::opensearch::{CheckStatus, check_cluster};
+    let cfg = &setup.config.opensearch;
+    let used = setup.config.search.chains.iter().flatten().any(|p| p == "opensearch");
+    if !cfg.is_configured() && !used {
+        return;
+    }
+    let header = rows.len();
+    rows.push(row(format!("opensearch `{}`", cfg.index), Status::Ok, cfg.url.join(", ")));
+    let checks = check_cluster(cfg, query).await;
+    let mut failed = false;
+    for c in checks {
+        let status = match c.status {
+            CheckStatus::Ok => Status::Ok,
+            CheckStatus::Warn => Status::Warn,
+            CheckStatus::Fail => {
+                failed = true;
+                required(used)
+            }
+        };
+        rows.push(row(format!("  {}", c.name), status, c.detail));
+    }
+    if failed {
+        rows[header].status = required(used);
     }
 }
 

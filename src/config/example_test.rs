@@ -34,6 +34,8 @@ mod tests {
         got.local.corpus = None;
         got.llm = expected.llm.clone();
         got.web = expected.web.clone();
+        got.opensearch.url = expected.opensearch.url.clone();
+        got.opensearch.ca_file = None;
         // The [limits] lines show the standard preset's values.
         assert_eq!(got.limits.resolve(got.research.preset), expected.research.preset.limits());
         got.limits = expected.limits.clone();

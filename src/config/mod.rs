@@ -29,6 +29,7 @@ use crate::engine::settings::{DecideSettings, EvaluateSettings, RefineSettings, 
 use crate::engine::tiers::{SourceMode, TierEntry};
 use crate::llm::LlmConfig;
 use crate::search::local::LocalConfig;
+use crate::search::opensearch::OpenSearchConfig;
 use crate::search::web::WebConfig;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -47,6 +48,7 @@ pub struct Config {
     pub builtin: BuiltinConfig,
     pub llm: LlmConfig,
     pub web: WebConfig,
+    pub opensearch: OpenSearchConfig,
     pub tui: TuiConfig,
     pub serve: ServeConfig,
     pub log: LogConfig,

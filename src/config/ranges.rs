@@ -129,6 +129,20 @@ pub const RANGES: &[Range] = &[
     r("web.max_redirects", 0.0, 50.0),
     r("web.per_host_concurrency", 1.0, 64.0),
     r("web.politeness_delay_ms", 0.0, 60_000.0),
+    r("opensearch.connect_timeout_secs", 1.0, 600.0),
+    r("opensearch.timeout_secs", 1.0, 600.0),
+    r("opensearch.bulk_timeout_secs", 1.0, 3_600.0),
+    r("opensearch.title_boost", 0.0, 100.0),
+    r("opensearch.heading_boost", 0.0, 100.0),
+    r("opensearch.candidates_per_query", 1.0, 10_000.0),
+    r("opensearch.passage_decay", 0.0, 1.0),
+    r("opensearch.short_passage_words", 0.0, 10_000.0),
+    r("opensearch.tier", 1.0, 5.0),
+    r("opensearch.bulk_docs", 1.0, 100_000.0),
+    r("opensearch.bulk_in_flight", 1.0, 64.0),
+    r("opensearch.bulk_retries", 0.0, 100.0),
+    r("opensearch.shards", 1.0, 1_024.0),
+    r("opensearch.replicas", 0.0, 64.0),
 ];
 
 /// The range of a key as written in a config (`llm.pricing.gpt-4o.input`

@@ -25,8 +25,15 @@ pub fn validate(c: &Config) -> Vec<Invalid> {
             message: "needs at least one non-empty chain, e.g. [[\"local\"]]".into(),
         });
     }
-    for (key, message) in c.web.problems() {
+    for (key, message) in c.web.problems().into_iter().chain(c.opensearch.problems()) {
         v.push(Invalid { key, message });
+    }
+    let names_opensearch = c.search.chains.iter().flatten().any(|p| p == "opensearch");
+    if names_opensearch && !c.opensearch.is_configured() {
+        v.push(Invalid {
+            key: "opensearch.url".into(),
+            message: "a search chain names `opensearch`: set the cluster's URL (one node or a list)".into(),
+        });
     }
     v.extend(crate::llm::validate(&c.llm).into_iter().map(|(key, message)| Invalid { key, message }));
     for e in super::keymap::validate(&c.tui.keys) {
@@ -42,6 +49,19 @@ mod tests {
     #[test]
     fn defaults_are_valid() {
         assert_eq!(validate(&Config::default()), vec![]);
+    }
+
+    #[test]
+    fn a_chain_naming_opensearch_needs_the_clusters_url() {
+        let mut c = Config::default();
+        c.search.chains = vec![vec!["opensearch".into(), "local".into()]];
+        let keys: Vec<String> = validate(&c).into_iter().map(|i| i.key).collect();
+        assert_eq!(keys, vec!["opensearch.url"]);
+        c.opensearch.url = vec!["http://localhost:9200".into()];
+        assert_eq!(validate(&c), vec![]);
+        c.opensearch.bulk_in_flight = 0;
+        let keys: Vec<String> = validate(&c).into_iter().map(|i| i.key).collect();
+        assert_eq!(keys, vec!["opensearch.bulk_in_flight"]);
     }
 
     #[test]

@@ -1,11 +1,12 @@
 //! Search providers: the `SearchProvider` trait, and the router (the
 //! engine's `Searcher` port) that runs
 //! each query over the configured fallback chains with retries and circuit
-//! breakers (seed 001 §10). Providers: `local` (tantivy corpus) and the web
-//! ones (SearXNG, Tavily, Brave).
+//! breakers (seed 001 §10). Providers: `local` (tantivy corpus), `opensearch`
+//! (a search cluster) and the web ones (SearXNG, Tavily, Brave).
 
 mod breaker;
 pub mod local;
+pub mod opensearch;
 mod provider;
 pub mod registry;
 mod router;

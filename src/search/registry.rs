@@ -5,12 +5,14 @@ use std::sync::Arc;
 
 use super::SearchProvider;
 use super::local::{LocalConfig, LocalCorpus};
+use super::opensearch::{OpenSearchConfig, OpenSearchProvider};
 use super::web::WebConfig;
 
 /// What provider constructors may need.
 pub struct BuildContext<'a> {
     pub local: &'a LocalConfig,
     pub web: &'a WebConfig,
+    pub opensearch: &'a OpenSearchConfig,
     /// The local corpus, opened once by whoever owns it and shared (asked
     /// only when a chain names `local`); `Err` says why it cannot open.
     pub corpus: &'a (dyn Fn() -> Result<Arc<LocalCorpus>, String> + Sync),
@@ -25,8 +27,8 @@ pub struct BuildError {
     pub message: String,
 }
 
-/// Providers by name: `local`, `searxng`, `tavily`, `brave`.
-pub const KNOWN: &[&str] = &["local", "searxng", "tavily", "brave"];
+/// Providers by name: `local`, `opensearch`, `searxng`, `tavily`, `brave`.
+pub const KNOWN: &[&str] = &["local", "opensearch", "searxng", "tavily", "brave"];
 
 pub fn build(name: &str, ctx: &BuildContext<'_>) -> Result<Arc<dyn SearchProvider>, BuildError> {
     let err = |message: &str| BuildError { name: name.to_string(), message: message.to_string() };
@@ -35,6 +37,7 @@ pub fn build(name: &str, ctx: &BuildContext<'_>) -> Result<Arc<dyn SearchProvide
             let corpus = (ctx.corpus)().map_err(|e| err(&e))?;
             Ok(Arc::new(super::local::LocalProvider::new(corpus, ctx.local.tier)))
         }
+        "opensearch" => Ok(Arc::new(OpenSearchProvider::new(ctx.opensearch).map_err(|m| err(&m))?)),
         "searxng" | "tavily" | "brave" => super::web::build(name, ctx.web).map_err(|m| err(&m)),
         _ => Err(err(&format!("unknown provider; known providers are {}", KNOWN.join(", ")))),
     }
@@ -84,7 +87,13 @@ mod tests {
         let no_corpus = || Err("not needed".to_string());
         let said = std::sync::Mutex::new(Vec::<String>::new());
         let progress = |l: &str| said.lock().expect("lock").push(l.to_string());
-        let ctx = BuildContext { local: &local, web: &web, corpus: &no_corpus, progress: &progress };
+        let ctx = BuildContext {
+            local: &local,
+            web: &web,
+            opensearch: &OpenSearchConfig::default(),
+            corpus: &no_corpus,
+            progress: &progress,
+        };
         let chains = build_chains(&[vec!["tavily".into(), "searxng".into()]], &ctx).expect("searxng stands in");
         assert_eq!(chains.len(), 1);
         assert_eq!(chains[0].len(), 1, "tavily is left out");
@@ -93,7 +102,13 @@ mod tests {
 
         // Alone in its chain, the same provider is an error.
         let quiet = |_: &str| {};
-        let ctx = BuildContext { local: &local, web: &web, corpus: &no_corpus, progress: &quiet };
+        let ctx = BuildContext {
+            local: &local,
+            web: &web,
+            opensearch: &OpenSearchConfig::default(),
+            corpus: &no_corpus,
+            progress: &quiet,
+        };
         let err = build_chains(&[vec!["tavily".into()]], &ctx).err().expect("no provider left");
         assert_eq!(err.name, "tavily");
     }
@@ -103,7 +118,13 @@ mod tests {
         let local = LocalConfig::default();
         let web = WebConfig::default();
         let broken = || Err("the corpus folder /nowhere does not exist".to_string());
-        let ctx = BuildContext { local: &local, web: &web, corpus: &broken, progress: &|_| {} };
+        let ctx = BuildContext {
+            local: &local,
+            web: &web,
+            opensearch: &OpenSearchConfig::default(),
+            corpus: &broken,
+            progress: &|_| {},
+        };
         let err = build("local", &ctx).err().expect("no corpus");
         assert!(err.message.contains("/nowhere"), "{err}");
     }

@@ -14,7 +14,7 @@ use tantivy::{Index, IndexWriter, TantivyDocument};
 
 use super::discover::{FileEntry, WalkProblems, walk};
 use super::dupes::{GroupRules, group, simhash, top_folder};
-use super::extract::{Extracted, SkipReason, decode_text, extract, passages};
+use super::extract::{Extracted, Page, Passage, SkipReason, decode_text, extract, passages};
 use super::manifest::{FileRecord, FileState, INDEX_VERSION, Manifest, primary_language};
 use super::schema::{Fields, KIND_PAGE, KIND_PASSAGE};
 use super::store::{IndexMeta, Layout};
@@ -161,7 +161,8 @@ pub fn update(
     Ok(summary)
 }
 
-fn tally(manifest: &Manifest, problems: &WalkProblems, s: &mut IndexSummary) {
+/// Counts of what `manifest` holds, into `s` (walk problems included).
+pub fn tally(manifest: &Manifest, problems: &WalkProblems, s: &mut IndexSummary) {
     for r in manifest.files.values() {
         match r.state {
             FileState::Indexed => {
@@ -238,15 +239,30 @@ fn extract_all(
     Ok(out)
 }
 
-/// Reads, extracts and indexes one file. Problems with the file become its
-/// record's state; only an index failure is an error.
-fn process(
-    entry: &FileEntry,
-    writer: &IndexWriter<TantivyDocument>,
-    fields: Fields,
-    cfg: &LocalConfig,
-) -> Result<Extraction, CorpusError> {
+/// A file read and extracted, before it goes into an index: its record
+/// for the manifest, a problem worth showing, and its page and passages
+/// when it is indexed. The local index and `sleuth index --to opensearch`
+/// share this step.
+pub struct FileRead {
+    pub rel: String,
+    pub record: FileRecord,
+    pub problem: Option<String>,
+    pub content: Option<PageContent>,
+}
+
+/// What an indexed file contributes: the page, its passages and its
+/// primary language (`en`, or empty when undeclared).
+pub struct PageContent {
+    pub page: Page,
+    pub passages: Vec<Passage>,
+    pub lang: String,
+}
+
+/// Reads and extracts one file. Problems with the file become its record's
+/// state, never an error.
+pub fn read_file(entry: &FileEntry, cfg: &LocalConfig) -> FileRead {
     let rel = entry.rel.clone();
+    let done = |record, problem| FileRead { rel: rel.clone(), record, problem, content: None };
     let skipped = |reason| FileRecord::bare(entry.size, entry.mtime_ns, FileState::Skipped(reason));
     if entry.size > cfg.max_file_mb.saturating_mul(1 << 20) {
         let why = format!(
@@ -255,18 +271,15 @@ fn process(
             entry.size as f64 / 1_048_576.0,
             cfg.max_file_mb
         );
-        return Ok((rel, skipped(SkipReason::TooLarge), Some(why)));
+        return done(skipped(SkipReason::TooLarge), Some(why));
     }
     let bytes = match std::fs::read(&entry.abs) {
         Ok(b) => b,
-        Err(e) => {
-            let why = format!("{}: {e}", entry.abs.display());
-            return Ok((rel, skipped(SkipReason::Unreadable), Some(why)));
-        }
+        Err(e) => return done(skipped(SkipReason::Unreadable), Some(format!("{}: {e}", entry.abs.display()))),
     };
     let (text, reencoded) = match decode_text(&bytes) {
         Ok(t) => t,
-        Err(reason) => return Ok((rel, skipped(reason), None)),
+        Err(reason) => return done(skipped(reason), None),
     };
     // Terminal escapes and other control characters are not text (as for
     // web pages): never indexed, stored or shown.
@@ -274,40 +287,16 @@ fn process(
     let page = match extract(entry.kind, &text, &rel) {
         Extracted::Page(p) => p,
         Extracted::Redirect { .. } => {
-            return Ok((rel, FileRecord::bare(entry.size, entry.mtime_ns, FileState::Redirect), None));
+            return done(FileRecord::bare(entry.size, entry.mtime_ns, FileState::Redirect), None);
         }
-        Extracted::Skipped(reason) => return Ok((rel, skipped(reason), None)),
+        Extracted::Skipped(reason) => return done(skipped(reason), None),
     };
     let words = page.word_count();
     if words == 0 {
-        return Ok((rel, skipped(SkipReason::Empty), None));
+        return done(skipped(SkipReason::Empty), None);
     }
     let lang = page.lang.as_deref().map(primary_language).unwrap_or_default();
     let parts = passages(&page, cfg.passage_words);
-    for p in &parts {
-        let mut doc = TantivyDocument::default();
-        doc.add_text(fields.kind, KIND_PASSAGE);
-        doc.add_text(fields.path, &rel);
-        if let Some(a) = &p.anchor {
-            doc.add_text(fields.anchor, a);
-        }
-        doc.add_text(fields.title, &page.title);
-        if let Some(h) = &p.heading {
-            doc.add_text(fields.heading, h);
-        }
-        doc.add_text(fields.body, &p.text);
-        doc.add_u64(fields.words, p.text.split_whitespace().count() as u64);
-        doc.add_text(fields.lang, &lang);
-        writer.add_document(doc).map_err(CorpusError::index)?;
-    }
-    let mut doc = TantivyDocument::default();
-    doc.add_text(fields.kind, KIND_PAGE);
-    doc.add_text(fields.path, &rel);
-    doc.add_text(fields.page_title, &page.title);
-    doc.add_text(fields.page_text, page.render());
-    doc.add_u64(fields.mtime, entry.mtime_ns / 1_000_000_000);
-    writer.add_document(doc).map_err(CorpusError::index)?;
-
     let top = top_folder(&rel);
     let links: BTreeSet<&str> =
         page.links.iter().map(String::as_str).filter(|l| top_folder(l) != top && *l != rel).collect();
@@ -329,5 +318,41 @@ fn process(
         stub_links: stub_links.into_iter().map(str::to_string).collect(),
         reencoded,
     };
-    Ok((rel, record, None))
+    FileRead { rel: rel.clone(), record, problem: None, content: Some(PageContent { page, passages: parts, lang }) }
+}
+
+/// Reads, extracts and indexes one file; only an index failure is an error.
+fn process(
+    entry: &FileEntry,
+    writer: &IndexWriter<TantivyDocument>,
+    fields: Fields,
+    cfg: &LocalConfig,
+) -> Result<Extraction, CorpusError> {
+    let read = read_file(entry, cfg);
+    let Some(content) = &read.content else { return Ok((read.rel, read.record, read.problem)) };
+    let (rel, page) = (&read.rel, &content.page);
+    for p in &content.passages {
+        let mut doc = TantivyDocument::default();
+        doc.add_text(fields.kind, KIND_PASSAGE);
+        doc.add_text(fields.path, rel);
+        if let Some(a) = &p.anchor {
+            doc.add_text(fields.anchor, a);
+        }
+        doc.add_text(fields.title, &page.title);
+        if let Some(h) = &p.heading {
+            doc.add_text(fields.heading, h);
+        }
+        doc.add_text(fields.body, &p.text);
+        doc.add_u64(fields.words, p.text.split_whitespace().count() as u64);
+        doc.add_text(fields.lang, &content.lang);
+        writer.add_document(doc).map_err(CorpusError::index)?;
+    }
+    let mut doc = TantivyDocument::default();
+    doc.add_text(fields.kind, KIND_PAGE);
+    doc.add_text(fields.path, rel);
+    doc.add_text(fields.page_title, &page.title);
+    doc.add_text(fields.page_text, page.render());
+    doc.add_u64(fields.mtime, entry.mtime_ns / 1_000_000_000);
+    writer.add_document(doc).map_err(CorpusError::index)?;
+    Ok((read.rel, read.record, read.problem))
 }

@@ -25,6 +25,16 @@ pub use provider::LocalProvider;
 pub use schema::analyzer;
 pub use search::{PageText, PassageHit, Ranking};
 
+/// The steps of the local index that `sleuth index --to opensearch` reuses
+/// (the same walk, extraction, passages and near-duplicate folding).
+pub mod steps {
+    pub use super::discover::{FileEntry, WalkProblems, walk};
+    pub use super::dupes::{GroupRules, group};
+    pub use super::extract::{Page, Passage};
+    pub use super::indexer::{FileRead, PageContent, read_file, tally};
+    pub use super::manifest::{FileRecord, FileState, Manifest};
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum CorpusError {
     #[error("{message}")]
