@@ -9,6 +9,8 @@
 //! blank the current keys: a log from an older build, or a key set under
 //! another variable when it was written, is data from outside.)
 
+mod scan;
+
 use std::borrow::Cow;
 
 use super::protocol::EventRecord;
@@ -88,16 +90,12 @@ impl Redactor {
 
     /// `record` with every secret blanked in its strings (map keys too).
     /// A record without one (nearly all) is returned as it is, after one
-    /// scan of its JSON; one with a secret is rebuilt from its redacted JSON
-    /// tree, so only text changes, never the structure. Should that rebuild
-    /// fail, the event is replaced by an error saying so: a secret is never
-    /// let through.
+    /// scan of its strings (`scan.rs`); one with a secret is rebuilt from
+    /// its redacted JSON tree, so only text changes, never the structure.
+    /// Should that rebuild fail, the event is replaced by an error saying
+    /// so: a secret is never let through.
     pub fn redact_record(&self, record: EventRecord) -> EventRecord {
-        if self.is_empty() {
-            return record;
-        }
-        let Ok(json) = serde_json::to_string(&record) else { return self.unreadable(record) };
-        if !self.finds_in(&json) {
+        if self.is_empty() || !self.holds_secret(&record) {
             return record;
         }
         let Ok(mut tree) = serde_json::to_value(&record) else { return self.unreadable(record) };
@@ -106,6 +104,12 @@ impl Redactor {
             Ok(clean) => clean,
             Err(_) => self.unreadable(record),
         }
+    }
+
+    /// Whether any string in `value` holds a secret.
+    fn holds_secret<T: serde::Serialize>(&self, value: &T) -> bool {
+        let mut scan = scan::Scan { found: |s: &str| self.finds_in(s) };
+        scan.any(value)
     }
 
     fn unreadable(&self, record: EventRecord) -> EventRecord {
@@ -195,6 +199,19 @@ mod tests {
         let plain = record(Event::Error { phase: "search".into(), message: "nothing here".into() });
         assert_eq!(r.redact_record(plain.clone()), plain);
         assert_eq!(Redactor::default().redact_record(clean.clone()), clean);
+    }
+
+    #[test]
+    fn the_scan_and_the_rewrite_see_every_string_and_only_strings() {
+        let r = Redactor::new(["sk-test-12345678".to_string(), "1234567890".to_string()]);
+        let mut keyed = std::collections::BTreeMap::new();
+        keyed.insert("sk-test-12345678".to_string(), 1u32);
+        assert!(r.holds_secret(&keyed), "a map key");
+        assert!(r.holds_secret(&vec![None, Some(("x", "a sk-test-12345678 b"))]), "deep in a sequence");
+        assert!(!r.holds_secret(&(1234567890u64, "sk-test-1234567", [1.5f64])), "numbers and a near miss");
+        let mut tree = serde_json::json!({"sk-test-12345678": ["x sk-test-12345678", 1234567890]});
+        r.redact_value(&mut tree);
+        assert_eq!(tree, serde_json::json!({"[redacted]": ["x [redacted]", 1234567890]}));
     }
 
     #[test]
