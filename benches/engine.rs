@@ -1,6 +1,8 @@
 //! Engine speed with scripted parts (issue 2):
 //! - a deep-preset session of 10 iterations over 200 sources, zero-latency
-//!   parts: the time spent in the engine itself (target < 20 ms, release);
+//!   parts: the time spent in the engine itself (target < 20 ms, release),
+//!   and the same with a key configured, whose redaction scans every event
+//!   as it leaves the engine (issue 14: redaction once, in `Engine::emit`);
 //! - six queries against a provider that answers after 200 ms: the SEARCH
 //!   phase's wall time (target < 300 ms: queries run in parallel), and the
 //!   same with `search.concurrency = 1` for comparison.
@@ -13,11 +15,13 @@ use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use sleuth::engine::protocol::Event;
+use sleuth::engine::redact::Redactor;
 use support::scripted::{ScriptedProvider, ScriptedReasoner, Turn, corpus};
 use support::{Harness, settings};
 
-fn deep_harness() -> Harness {
+fn deep_harness(redactor: &Redactor) -> Harness {
     let mut s = settings(10);
+    s.redactor = redactor.clone();
     s.limits.max_queries = 15;
     s.limits.max_sources = 20;
     s.search.results_per_query = 10;
@@ -35,12 +39,20 @@ fn deep_session(c: &mut Criterion) {
     // One thread: the figure is the engine's own work, not cross-thread wake-ups.
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     // Sanity check outside the timing: the run really is 10 iterations over 200 sources.
-    let out = rt.block_on(deep_harness().run("widget facts"));
+    let none = Redactor::default();
+    let out = rt.block_on(deep_harness(&none).run("widget facts"));
     assert_eq!(out.state.iteration(), 10);
     assert_eq!(out.state.sources.len(), 200, "sources");
     c.bench_function("deep session: 10 iterations, 200 sources", |b| {
-        b.iter(|| rt.block_on(deep_harness().run("widget facts")))
+        b.iter(|| rt.block_on(deep_harness(&none).run("widget facts")))
     });
+    // A key is set (an LLM or web provider key): every event is scanned;
+    // the question quotes it, so the header is rebuilt blanked.
+    let key = Redactor::new(["sk-bench-0123456789abcdef".to_string()]);
+    let question = "widget facts sk-bench-0123456789abcdef";
+    let out = rt.block_on(deep_harness(&key).run(question));
+    assert_eq!((out.state.iteration(), out.state.question()), (10, "widget facts [redacted]"));
+    c.bench_function("deep session with a key to redact", |b| b.iter(|| rt.block_on(deep_harness(&key).run(question))));
 }
 
 fn search_phase_ms(concurrency: usize, rt: &tokio::runtime::Runtime) -> Duration {

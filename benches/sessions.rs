@@ -21,7 +21,7 @@ use sleuth::engine::ports::EventSink;
 use sleuth::engine::protocol::{Event, EventRecord};
 use sleuth::engine::state::SessionState;
 use sleuth::search::{FetchedDoc, ProviderError, SearchHit, SearchProvider, SearchQuery};
-use sleuth::session::{LogWriter, Redactor, SessionDir, SessionLog, open_session, read_log};
+use sleuth::session::{LogWriter, SessionDir, SessionLog, open_session, read_log};
 use support::disk::{OnAsk, drive, parts};
 use support::scripted::{Doc, ScriptedReasoner, Turn, corpus};
 
@@ -88,7 +88,7 @@ fn long_session(root: &Path) -> String {
         settings.limits.max_iterations = iterations;
         settings.session_id = id.clone();
         let dir = SessionDir::create(root, &id).unwrap();
-        let log = SessionLog::create(&dir, Redactor::default()).unwrap();
+        let log = SessionLog::create(&dir).unwrap();
         let memory = Arc::new(InMemoryStore::new(MemorySettings::default()));
         let reasoner = Arc::new(ScriptedReasoner::new(vec![turn.clone()]));
         let p = parts(&dir, &settings, reasoner, provider.clone(), memory, Box::new(log));
@@ -134,7 +134,7 @@ fn open(c: &mut Criterion) {
     g.sample_size(30);
     g.bench_function("open_session_10k_events", |b| {
         b.iter(|| {
-            let opened = open_session(&root, id, Redactor::default()).unwrap();
+            let opened = open_session(&root, id).unwrap();
             black_box(opened.state.iteration());
         })
     });
@@ -169,7 +169,7 @@ fn append(c: &mut Criterion) {
     let block: Vec<EventRecord> = records[start(5)..start(6)].to_vec();
     eprintln!("one iteration = {} events, synced twice (iteration start, decision)", block.len());
     let dir = SessionDir::create(&root, "append").unwrap();
-    let mut log = SessionLog::create(&dir, Redactor::default()).unwrap();
+    let mut log = SessionLog::create(&dir).unwrap();
     let mut g = c.benchmark_group("append");
     g.throughput(Throughput::Elements(block.len() as u64));
     g.bench_function("append_one_iteration", |b| {

@@ -1,6 +1,6 @@
-//! The same redaction as the log wherever sleuth writes or prints: the
-//! lessons of reflexion memory and `memory list`, the headless ASK lines on
-//! stderr, and the stored source texts. With the real binary, a fake
+//! Keys blanked by the engine as events leave it reach nothing sleuth
+//! writes or prints: the lessons of reflexion memory and `memory list`, the
+//! headless ASK lines on stderr, and the stored source texts. With the real binary, a fake
 //! OpenAI-compatible server, and `SLEUTH_HOME` in a temp dir.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 

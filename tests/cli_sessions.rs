@@ -424,6 +424,21 @@ fn with_an_api_key_set_no_file_the_session_wrote_and_no_export_holds_it() {
     assert!(matches!(run.status.code(), Some(0 | 4)), "{}", String::from_utf8_lossy(&run.stderr));
     let printed = String::from_utf8(run.stdout).unwrap();
     assert!(!printed.contains(SECRET), "the printed report is redacted too");
+    assert!(!String::from_utf8_lossy(&run.stderr).contains(SECRET), "progress on stderr");
+    // Every event on stdout, the header with the question first: blanked
+    // by the engine before the printer (or the log) got it.
+    let corpus_flag = format!("local.corpus={}", corpus.display());
+    let json = sleuth(&tmp.path().join("json-home"))
+        .args(["run", "--json", "--set", &corpus_flag])
+        .args(keyed)
+        .arg(&question)
+        .output()
+        .unwrap();
+    assert!(matches!(json.status.code(), Some(0 | 4)), "{}", String::from_utf8_lossy(&json.stderr));
+    let (out, err) = (String::from_utf8_lossy(&json.stdout), String::from_utf8_lossy(&json.stderr));
+    assert!(!out.contains(SECRET) && !err.contains(SECRET), "{out}\n{err}");
+    let header: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(header["event"]["question"], "Does key [redacted] connect widgets to gadgets?", "{header}");
     let id = session_ids(&home).pop().unwrap();
     let exports = tmp.path().join("exports");
     std::fs::create_dir_all(&exports).unwrap();

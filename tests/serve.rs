@@ -217,6 +217,47 @@ async fn a_stream_sends_every_logged_event_then_the_answer_and_resumes_after_las
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_in_the_task_never_reaches_the_event_stream_or_the_answer() {
+    const KEY: &str = "sk-test-serve-5e4d3c2b1a";
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (corpus, home) = (dir.path().join("docs"), dir.path().join("home"));
+    support::e2e::write_corpus(&corpus);
+    let server = Server::start(
+        &home,
+        &["--set", &corpus_flag(&corpus), "--set", "llm.api_key_env=SLEUTH_SERVE_TEST_KEY"],
+        &[("SLEUTH_SERVE_TEST_KEY", KEY)],
+    );
+    let c = client();
+    let task = format!("How much power does widget 4 draw with key {KEY}?");
+    let r = c
+        .post(server.url("/run"))
+        .json(&json!({"task": task, "complexity_tier": "simple", "stream": true}))
+        .send()
+        .await
+        .expect("stream");
+    assert_eq!(r.status().as_u16(), 200);
+    let job = r.headers()["x-sleuth-job"].to_str().expect("job id").to_string();
+    let live = read_sse(r).await;
+    // The stream again from its start, as a reconnecting client reads it.
+    let r = c.get(server.url(&format!("/jobs/{job}/events"))).send().await.expect("replay");
+    let replayed = read_sse(r).await;
+    for (name, events) in [("live", &live), ("replayed", &replayed)] {
+        assert!(events.len() > 3, "{name}: {events:?}");
+        for e in events.iter() {
+            assert!(!e.data.contains(KEY), "{name} stream leaks the key: {}", e.data);
+        }
+        let first: Value = serde_json::from_str(&events[0].data).expect("json");
+        assert_eq!(first["event"]["question"], "How much power does widget 4 draw with key [redacted]?", "{first}");
+    }
+    let answer: Value = serde_json::from_str(&live.last().expect("answer").data).expect("answer json");
+    let id = answer["session_id"].as_str().expect("session");
+    let (code, report) = get_json(&c, &server.url(&format!("/sessions/{id}"))).await;
+    assert_eq!(code, 200, "{report}");
+    assert!(!report.to_string().contains(KEY), "{report}");
+    assert!(!server.stderr.lock().expect("lock").contains(KEY));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_ask_stops_a_synchronous_run_and_an_async_job_is_answered_or_cancelled() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (corpus, home) = (dir.path().join("mercury"), dir.path().join("home"));

@@ -103,9 +103,7 @@ impl Runtime {
         let chains = providers.build_chains(&config.search.chains, progress)?;
         let snapshot = config.snapshot();
         let redactor = Redactor::from_config(&snapshot);
-        let memory: Arc<dyn MemoryStore> = Arc::new(
-            FileMemoryStore::open(&paths.memory_file(), config.memory.clone()).with_redactor(redactor.clone()),
-        );
+        let memory: Arc<dyn MemoryStore> = Arc::new(FileMemoryStore::open(&paths.memory_file(), config.memory.clone()));
         let search = Arc::new(SearchRouter::new(chains.clone(), &config.search.router()));
         let sessions = SessionStore::new(paths.sessions_dir());
         Ok(Self { paths, config, snapshot, redactor, providers, chains, search, llm, memory, sessions })
@@ -124,7 +122,8 @@ impl Runtime {
         &self.snapshot
     }
 
-    /// Blanks this configuration's secrets in what is written and printed.
+    /// This configuration's secrets; every session's settings carry it, and
+    /// its engine blanks them in what it emits.
     pub fn redactor(&self) -> &Redactor {
         &self.redactor
     }
@@ -144,7 +143,7 @@ impl Runtime {
 
     /// The engine settings of session `id` under this configuration.
     pub fn settings(&self, id: &str) -> EngineSettings {
-        settings_from(&self.config, self.snapshot.clone(), id)
+        settings_from(&self.config, self.snapshot.clone(), self.redactor.clone(), id)
     }
 
     /// The settings of session `id` with the research choices a user made
@@ -156,7 +155,8 @@ impl Runtime {
         let mut config = self.config.clone();
         config.research = research.clone();
         let snapshot = config.snapshot();
-        settings_from(&config, snapshot, id)
+        let redactor = Redactor::from_config(&snapshot);
+        settings_from(&config, snapshot, redactor, id)
     }
 
     /// A fresh reasoner for one session, over the shared resources.
@@ -185,20 +185,20 @@ impl Runtime {
         EngineParts {
             reasoner: self.reasoner(),
             search: Arc::new(SearchRouter::new(self.chains.clone(), &self.config.search.router())),
-            texts: Arc::new(DirTexts::new(dir.sources_dir()).with_redactor(self.redactor.clone())),
+            texts: Arc::new(DirTexts::new(dir.sources_dir())),
             memory: self.memory.clone(),
             log,
         }
     }
 
-    /// A new session (log secrets blanked by `redactor`): settings and
-    /// parts, with nothing on disk until its header is recorded.
-    pub fn new_session(&self, redactor: Redactor) -> Result<PreparedSession, BuildError> {
+    /// A new session: settings and parts, with nothing on disk until its
+    /// header is recorded.
+    pub fn new_session(&self) -> Result<PreparedSession, BuildError> {
         let root = self.sessions.root();
         std::fs::create_dir_all(root)
             .map_err(|e| BuildError::Sessions(format!("cannot create {}: {e}", root.display())))?;
         let id = new_session_id();
-        let log = NewSessionLog::new(root, &id, redactor);
+        let log = NewSessionLog::new(root, &id);
         let dir = log.dir();
         let settings = self.settings(&id);
         let parts = self.parts(&dir, Box::new(log));
@@ -206,7 +206,7 @@ impl Runtime {
     }
 }
 
-fn settings_from(config: &Config, snapshot: serde_json::Value, id: &str) -> EngineSettings {
+fn settings_from(config: &Config, snapshot: serde_json::Value, redactor: Redactor, id: &str) -> EngineSettings {
     let preset = config.research.preset;
     let mut s = EngineSettings::with_limits(id, config.limits.resolve(preset));
     s.preset = preset.into();
@@ -220,6 +220,7 @@ fn settings_from(config: &Config, snapshot: serde_json::Value, id: &str) -> Engi
     s.source_mode = config.research.source_mode;
     s.tiers = TierTable::new(config.source_tiers.clone());
     s.config_snapshot = snapshot;
+    s.redactor = redactor;
     s
 }
 

@@ -64,7 +64,7 @@ async fn a_new_session_is_locked_logged_and_set_from_the_configuration() {
     let mut config = corpus_config(home.path());
     config.research.preset = Preset::Simple;
     let rt = built(config, home.path()).await;
-    let prepared = rt.new_session(rt.redactor().clone()).expect("session");
+    let prepared = rt.new_session().expect("session");
     let dir = prepared.dir.clone();
     // Nothing is on disk until the engine records the header (issue 16 item 1).
     assert!(!dir.path.exists());

@@ -14,16 +14,13 @@ use crate::engine::model::{AnswerStatus, Clarification, Outcome};
 use crate::engine::protocol::{Answer, Command, Event};
 use crate::engine::state::SessionState;
 use crate::engine::{Engine, EngineHandle, NextStep};
-use crate::session::{Redactor, SessionDir};
+use crate::session::SessionDir;
 use crate::text::sanitize;
 
 #[derive(Debug, Clone)]
 pub struct HeadlessOptions {
     pub policy: AskPolicy,
     pub json: bool,
-    /// What is printed is redacted like what is stored: `sleuth run > out.md`
-    /// is an export too.
-    pub redactor: Redactor,
 }
 
 /// Runs `engine` (new, or continuing a replayed state) until the session
@@ -48,7 +45,7 @@ pub async fn run_headless(
     if !opts.json {
         if let Some(report) = &state.report {
             let mut out = std::io::stdout().lock();
-            writeln!(out, "{}", opts.redactor.redact(&sanitize(&report.markdown)))?;
+            writeln!(out, "{}", sanitize(&report.markdown))?;
         }
         eprintln!("session saved: {}", dir.path.display());
     }
@@ -111,11 +108,13 @@ async fn drive(mut handle: EngineHandle, mut state: SessionState, opts: &Headles
         };
         let Some(record) = record else { return Ok(exit::OK) };
         state.apply(&record);
+        // The engine blanked secrets before sending the record: printed
+        // as it came, like the log has it.
         if opts.json {
             let line = serde_json::to_string(&record)?;
-            writeln!(std::io::stdout().lock(), "{}", opts.redactor.redact(&line))?;
+            writeln!(std::io::stdout().lock(), "{line}")?;
         } else if let Some(line) = progress::line(&record, &state) {
-            eprintln!("{}", opts.redactor.redact(&sanitize(&line)));
+            eprintln!("{}", sanitize(&line));
         }
         let id = state.header.as_ref().map(|h| h.session_id.clone());
         let reply = match &record.event {
@@ -138,8 +137,7 @@ async fn drive(mut handle: EngineHandle, mut state: SessionState, opts: &Headles
     }
 }
 
-/// Everything printed here went through the redactor: a model's question
-/// or option may echo a key it was shown.
+/// The question and options come from an event, secrets already blanked.
 async fn on_ask(
     ask_id: &str,
     c: &Clarification,
@@ -147,7 +145,7 @@ async fn on_ask(
     id: Option<&str>,
     sigint: &mut Sigint,
 ) -> Reply {
-    let clean = |text: &str| opts.redactor.redact(&sanitize(text)).into_owned();
+    let clean = sanitize;
     match answer(opts.policy, c, &clean, sigint).await {
         Err(Interrupted) => cancel(),
         Ok(Some(answer)) => {

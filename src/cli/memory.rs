@@ -13,8 +13,7 @@ use crate::text::{sanitize, sanitize_inline};
 pub fn execute(global: &GlobalArgs, args: MemoryArgs) -> anyhow::Result<u8> {
     let setup = setup::load(global, None)?;
     let redactor = crate::session::Redactor::from_config(&setup.config.snapshot());
-    let store =
-        FileMemoryStore::open(&setup.paths.memory_file(), setup.config.memory.clone()).with_redactor(redactor.clone());
+    let store = FileMemoryStore::open(&setup.paths.memory_file(), setup.config.memory.clone());
     // Lessons stored before redaction existed are blanked as they are printed.
     let inline = |t: &str| redactor.redact(&sanitize_inline(t)).into_owned();
     let block = |t: &str| redactor.redact(&sanitize(t)).into_owned();

@@ -52,7 +52,7 @@ pub(super) async fn continue_session(
 ) -> anyhow::Result<u8> {
     let loaded = setup.config.snapshot();
     let store = SessionStore::new(setup.paths.sessions_dir());
-    let opened = store.open(id, Redactor::from_config(&loaded))?;
+    let opened = store.open(id)?;
     for notice in &opened.notices {
         eprintln!("note: {notice}");
     }
@@ -72,7 +72,6 @@ pub(super) async fn continue_session(
     if let Some(w) = &recorded.warning {
         eprintln!("warning: {w}");
     }
-    let mut opened = opened;
     eprintln!(
         "resuming session {id}: {} events replayed, iteration {}, {}",
         opened.records.len(),
@@ -81,11 +80,10 @@ pub(super) async fn continue_session(
     );
     let runtime = setup::runtime(&setup.paths, recorded.config.clone()).await?;
     setup.config = recorded.config;
-    // Keys named by either configuration are blanked in what is written and printed.
-    let redactor = Redactor::from_configs(&[&loaded, runtime.snapshot()]);
-    opened.log.set_redactor(redactor.clone());
-    let opts = HeadlessOptions { policy: ask.unwrap_or(setup.config.research.ask), json, redactor };
-    let settings = runtime.settings(id);
+    let opts = HeadlessOptions { policy: ask.unwrap_or(setup.config.research.ask), json };
+    let mut settings = runtime.settings(id);
+    // The engine blanks keys named by either configuration in what it emits.
+    settings.redactor = Redactor::from_configs(&[&loaded, runtime.snapshot()]);
     let OpenedSession { dir, lock, state, log, .. } = opened;
     let parts = runtime.parts(&dir, Box::new(log));
     let (engine, handle) = Engine::new(settings, parts, state.clone());
@@ -136,14 +134,15 @@ async fn follow_up(
     let mut settings = runtime.settings(&new_id);
     settings.follow_up_of = Some(prev_id.to_string());
     settings.imported = Some(imported);
+    settings.redactor = redactor;
     // The staged folder moves into place (locked) when the header is recorded.
-    let log = NewSessionLog::new(&root, &new_id, redactor.clone());
+    let log = NewSessionLog::new(&root, &new_id);
     let parts = runtime.parts(&dir, Box::new(log));
     let (engine, handle) = Engine::new(settings, parts, SessionState::default());
     match frontend(args.headless, args.json) {
         Frontend::Headless => {
             let policy = args.ask.unwrap_or(setup.config.research.ask);
-            let opts = HeadlessOptions { policy, json: args.json, redactor };
+            let opts = HeadlessOptions { policy, json: args.json };
             run_headless(engine, handle, Some(question), opts, &dir).await
         }
         Frontend::Tui => {

@@ -21,10 +21,9 @@ pub async fn execute(global: &super::GlobalArgs, args: RunArgs) -> anyhow::Resul
     // session stops) with the header, so a provider that cannot start, or a
     // kill while the corpus is indexed, leaves nothing behind.
     let runtime = setup::runtime(&setup.paths, setup.config.clone()).await?;
-    let redactor = runtime.redactor().clone();
-    let prepared = runtime.new_session(redactor.clone())?;
+    let prepared = runtime.new_session()?;
     let dir = prepared.dir;
     let (engine, handle) = Engine::new(prepared.settings, prepared.parts, SessionState::default());
-    let opts = HeadlessOptions { policy, json: args.json, redactor };
+    let opts = HeadlessOptions { policy, json: args.json };
     run_headless(engine, handle, Some(question), opts, &dir).await
 }

@@ -31,7 +31,7 @@ pub async fn start(
     // the engine lets it go, with its header: nothing exists while the corpus
     // is indexed or the question is typed.
     let runtime = setup::runtime(&setup.paths, setup.config.clone()).await?;
-    let prepared = runtime.new_session(runtime.redactor().clone())?;
+    let prepared = runtime.new_session()?;
     let (dir, parts) = (prepared.dir, prepared.parts);
     let id = dir.id.clone();
     let mut term = Tui::enter(setup.log.file.clone())?;

@@ -23,6 +23,7 @@ pub mod protocol;
 pub mod quality;
 pub mod reasoner;
 pub mod recency;
+pub mod redact;
 pub mod refine;
 pub mod render;
 pub mod run;

@@ -198,8 +198,12 @@ impl Engine {
         Ok(self.state)
     }
 
-    /// Appends an event to the log, folds it, then tells the UI. The log
-    /// comes first: a UI never shows what a crash could lose.
+    /// Blanks secrets in an event, appends it to the log, folds it, then
+    /// tells the UI. This is where events leave the engine, and the only
+    /// place they are redacted: the log, the state (and so the summary,
+    /// memory and reports), the TUI, the headless printer and the server's
+    /// streams all get the clean record. The log comes first: a UI never
+    /// shows what a crash could lose.
     pub(super) fn emit(&mut self, event: Event) -> Result<(), EngineError> {
         let record = EventRecord {
             seq: self.state.last_seq + 1,
@@ -207,6 +211,7 @@ impl Engine {
             elapsed_ms: self.clock.elapsed_ms().max(self.state.elapsed_ms),
             event,
         };
+        let record = self.settings.redactor.redact_record(record);
         self.log.record(&record)?;
         self.state.apply(&record);
         // The UI may have gone away; the log is the truth.
@@ -222,7 +227,8 @@ impl Engine {
     }
 
     pub(super) fn emit_error(&mut self, phase: &str, message: impl Into<String>) -> Result<(), EngineError> {
-        let message = message.into();
+        // Blanked here too: the tracing log is written before `emit`.
+        let message = self.settings.redactor.redact(&message.into()).into_owned();
         tracing::warn!(phase, %message, "phase degraded");
         self.emit(Event::Error { phase: phase.to_string(), message })
     }

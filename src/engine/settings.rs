@@ -9,6 +9,7 @@ use super::memory::MemorySettings;
 use super::model::{ConfidenceWeights, DimensionWeights};
 use super::preset::SessionPreset;
 use super::protocol::{ForkOrigin, ImportedContext, Limits};
+use super::redact::Redactor;
 use super::tiers::{SourceMode, TierTable};
 
 /// DECIDE (seed 004 decision tree, seed 003 convergence).
@@ -209,6 +210,9 @@ pub struct EngineSettings {
     pub config_snapshot: serde_json::Value,
     /// Largest batch of streamed report text per event, in milliseconds.
     pub stream_batch_ms: u64,
+    /// The secrets blanked in every event and source text before they
+    /// leave the engine (`Engine::emit`); empty blanks nothing.
+    pub redactor: Redactor,
 }
 
 impl EngineSettings {
@@ -232,6 +236,7 @@ impl EngineSettings {
             imported: None,
             config_snapshot: serde_json::Value::Null,
             stream_batch_ms: 50,
+            redactor: Redactor::default(),
         }
     }
 }

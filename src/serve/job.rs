@@ -10,7 +10,6 @@ use super::jobs::{JobError, locked};
 use crate::engine::model::Clarification;
 use crate::engine::protocol::{Answer, Command, Event, EventRecord};
 use crate::engine::state::SessionState;
-use crate::session::Redactor;
 
 /// One research job and what it has recorded so far.
 pub struct Job {
@@ -152,8 +151,9 @@ impl Job {
         }
     }
 
-    pub(super) fn record(&self, record: &EventRecord, redactor: &Redactor) {
-        let line = serde_json::to_string(record).map(|l| redactor.redact(&l).into_owned()).unwrap_or_default();
+    /// One engine event, secrets already blanked by the engine (`engine::redact`).
+    pub(super) fn record(&self, record: &EventRecord) {
+        let line = serde_json::to_string(record).unwrap_or_default();
         self.update(|inner| {
             inner.state.apply(record);
             inner.events.push((record.seq, line));

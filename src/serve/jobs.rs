@@ -233,8 +233,7 @@ async fn run_session(
         retuned = jobs.runtime.retuned(config, &progress).await.map_err(|e| e.to_string())?;
         &retuned
     };
-    let redactor = runtime.redactor().clone();
-    let PreparedSession { dir, settings, parts } = runtime.new_session(redactor.clone()).map_err(|e| e.to_string())?;
+    let PreparedSession { dir, settings, parts } = runtime.new_session().map_err(|e| e.to_string())?;
     let started = std::time::Instant::now();
     let (engine, handle) = Engine::new(settings, parts, SessionState::default());
     let EngineHandle { commands, mut events } = handle;
@@ -258,7 +257,7 @@ async fn run_session(
                 if matches!(record.event, Event::QueryFailed { .. }) {
                     jobs.metrics.search_failed();
                 }
-                job.record(&record, &redactor);
+                job.record(&record);
                 // The engine syncs its log just before starting an iteration: stop there.
                 if stop_at.is_some() && matches!(record.event, Event::IterationStarted { .. }) {
                     abort.abort();

@@ -13,7 +13,6 @@ use std::time::Duration;
 use super::SessionDir;
 use super::lock::{SessionLock, live_holder};
 use super::log::LogWriter;
-use super::redact::Redactor;
 use super::sink::SessionLog;
 use crate::engine::ports::{EventSink, StoreError};
 use crate::engine::protocol::{Event, EventRecord};
@@ -35,7 +34,6 @@ pub fn staging_path(root: &Path, id: &str) -> PathBuf {
 pub struct NewSessionLog {
     root: PathBuf,
     id: String,
-    redactor: Redactor,
     // Dropped in this order: the log (which writes the last summary), then the lock.
     log: Option<SessionLog>,
     lock: Option<SessionLock>,
@@ -43,8 +41,8 @@ pub struct NewSessionLog {
 
 impl NewSessionLog {
     /// Session `id` under `root`, created when its header is recorded.
-    pub fn new(root: &Path, id: &str, redactor: Redactor) -> Self {
-        Self { root: root.to_path_buf(), id: id.to_string(), redactor, log: None, lock: None }
+    pub fn new(root: &Path, id: &str) -> Self {
+        Self { root: root.to_path_buf(), id: id.to_string(), log: None, lock: None }
     }
 
     pub fn dir(&self) -> SessionDir {
@@ -62,7 +60,7 @@ impl NewSessionLog {
         let staged = || -> Result<SessionLock, StoreError> {
             std::fs::create_dir_all(staging.sources_dir())?;
             let lock = SessionLock::acquire(&staging.lock_path(), &self.id).map_err(|e| StoreError(e.to_string()))?;
-            let mut writer = LogWriter::open(&staging.log_path())?.with_redactor(self.redactor.clone());
+            let mut writer = LogWriter::open(&staging.log_path())?;
             if !writer.is_empty() {
                 return Err(StoreError(format!("{} already holds events", staging.log_path().display())));
             }
@@ -83,7 +81,7 @@ impl NewSessionLog {
         self.lock = Some(lock.moved_to(final_dir.lock_path()));
         let mut state = SessionState::default();
         state.apply(header);
-        let log = SessionLog::append(&final_dir, state, self.redactor.clone())?;
+        let log = SessionLog::append(&final_dir, state)?;
         Ok(log)
     }
 }
@@ -177,7 +175,7 @@ mod tests {
     #[test]
     fn the_folder_appears_with_its_header_and_the_lock_held() {
         let root = tempfile::tempdir().unwrap();
-        let mut log = NewSessionLog::new(root.path(), "s1", Redactor::default());
+        let mut log = NewSessionLog::new(root.path(), "s1");
         log.checkpoint().unwrap();
         assert!(!log.dir().path.exists(), "nothing exists before the header");
         log.record(&header("s1")).unwrap();
@@ -199,7 +197,7 @@ mod tests {
         let staging = staging_path(root.path(), "s1");
         std::fs::create_dir_all(&staging).unwrap();
         std::fs::write(staging.join("sources"), "not a folder").unwrap();
-        let mut log = NewSessionLog::new(root.path(), "s1", Redactor::default());
+        let mut log = NewSessionLog::new(root.path(), "s1");
         assert!(log.record(&header("s1")).is_err());
         assert!(!staging.exists());
         assert!(!log.dir().path.exists());
@@ -208,7 +206,7 @@ mod tests {
     #[test]
     fn a_first_event_that_is_not_a_header_is_refused() {
         let root = tempfile::tempdir().unwrap();
-        let mut log = NewSessionLog::new(root.path(), "s1", Redactor::default());
+        let mut log = NewSessionLog::new(root.path(), "s1");
         let mut r = header("s1");
         r.event = Event::CancelRequested;
         assert!(log.record(&r).is_err());

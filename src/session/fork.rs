@@ -22,7 +22,6 @@ use std::path::{Path, PathBuf};
 
 use super::SessionDir;
 use super::log::{LogError, read_log};
-use super::redact::Redactor;
 use super::summary::{SessionSummary, write_summary};
 use crate::engine::protocol::{Event, EventRecord, ForkOrigin, SessionHeader};
 use crate::engine::state::SessionState;
@@ -154,7 +153,7 @@ fn write_fork(
     let file = std::fs::File::create(&log).map_err(|e| io_err(&log, e))?;
     std::io::Write::write_all(&mut &file, &text).and_then(|_| file.sync_all()).map_err(|e| io_err(&log, e))?;
     let summary = SessionSummary::from_state(&staging.id, state, text.len() as u64);
-    write_summary(staging, &summary, &Redactor::default()).map_err(|e| io_err(&staging.summary_path(), e))
+    write_summary(staging, &summary).map_err(|e| io_err(&staging.summary_path(), e))
 }
 
 /// Source texts never change once written, so a hard link is a copy.

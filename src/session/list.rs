@@ -9,7 +9,6 @@ use serde::Serialize;
 
 use super::SessionDir;
 use super::lock::live_holder;
-use super::redact::Redactor;
 use super::summary::{Freshness, LoggedStatus, SessionSummary, load_summary, write_summary};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -112,7 +111,7 @@ pub fn list_one(dir: &SessionDir) -> ListedSession {
         Ok((summary, freshness)) => {
             if freshness == Freshness::Rebuilt && pid.is_none() {
                 // Best effort: a read-only folder still lists.
-                let _ = write_summary(dir, &summary, &Redactor::default());
+                let _ = write_summary(dir, &summary);
             }
             let status = match (&summary.status, pid) {
                 (_, Some(_)) => Status::Running,

@@ -6,7 +6,6 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use super::redact::Redactor;
 use crate::engine::ports::{EventSink, StoreError};
 use crate::engine::protocol::{Event, EventRecord, SCHEMA_VERSION};
 
@@ -16,7 +15,6 @@ pub struct LogWriter {
     line: Vec<u8>,
     /// Length of the file: what was there when opened plus what was appended.
     bytes: u64,
-    redactor: Redactor,
 }
 
 impl LogWriter {
@@ -31,23 +29,7 @@ impl LogWriter {
             file.sync_data()?;
             bytes += 1;
         }
-        Ok(Self {
-            file,
-            path: path.to_path_buf(),
-            line: Vec::with_capacity(1024),
-            bytes,
-            redactor: Redactor::default(),
-        })
-    }
-
-    /// Blanks these secrets in every line before it is written.
-    pub fn with_redactor(mut self, redactor: Redactor) -> Self {
-        self.redactor = redactor;
-        self
-    }
-
-    pub fn set_redactor(&mut self, redactor: Redactor) {
-        self.redactor = redactor;
+        Ok(Self { file, path: path.to_path_buf(), line: Vec::with_capacity(1024), bytes })
     }
 
     pub fn path(&self) -> &Path {
@@ -79,14 +61,8 @@ fn ends_with_newline(file: &mut File, len: u64) -> std::io::Result<bool> {
 impl EventSink for LogWriter {
     fn record(&mut self, record: &EventRecord) -> Result<(), StoreError> {
         self.line.clear();
+        // Secrets were blanked by the engine before the record got here.
         serde_json::to_writer(&mut self.line, record).map_err(|e| StoreError(e.to_string()))?;
-        if !self.redactor.is_empty() {
-            // serde_json wrote valid UTF-8; the replacement keeps it valid JSON.
-            let text = String::from_utf8_lossy(&self.line);
-            if let std::borrow::Cow::Owned(clean) = self.redactor.redact(&text) {
-                self.line = clean.into_bytes();
-            }
-        }
         self.line.push(b'\n');
         // One write of the whole line: a crash leaves at most this line torn.
         self.file.write_all(&self.line)?;

@@ -10,7 +10,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use super::redact::Redactor;
 use crate::engine::memory::{MemoryEntry, MemoryError, MemorySettings, MemoryStore, rank_similar};
 use crate::text::normalize_for_match;
 
@@ -18,8 +17,6 @@ use crate::text::normalize_for_match;
 pub struct FileMemoryStore {
     path: PathBuf,
     settings: MemorySettings,
-    /// Secrets blanked in every lesson stored (a question may quote a key).
-    redactor: Redactor,
     /// Entries as last read, and the file length they were read at.
     cache: Mutex<Option<(u64, Vec<MemoryEntry>)>>,
 }
@@ -40,12 +37,7 @@ const AMBIGUOUS_SHOWN: usize = 5;
 
 impl FileMemoryStore {
     pub fn open(path: &Path, settings: MemorySettings) -> Self {
-        Self { path: path.to_path_buf(), settings, redactor: Redactor::default(), cache: Mutex::new(None) }
-    }
-
-    pub fn with_redactor(mut self, redactor: Redactor) -> Self {
-        self.redactor = redactor;
-        self
+        Self { path: path.to_path_buf(), settings, cache: Mutex::new(None) }
     }
 
     /// The lesson whose id is `given` or, failing that, the only one whose
@@ -129,8 +121,9 @@ impl MemoryStore for FileMemoryStore {
     /// The same lesson for the same question (a rerun) refreshes the
     /// stored one (its id kept, so sessions that used it still name it)
     /// instead of adding a copy that would crowd the prompt's few slots.
+    /// Lessons come from the engine's state, secrets already blanked
+    /// (`engine::redact`).
     fn store(&self, entry: MemoryEntry) -> Result<(), MemoryError> {
-        let entry = self.redacted(entry);
         let _guard = self.write_lock()?;
         let mut entries = read_entries(&self.path, usize::MAX);
         if let Some(pos) = entries.iter().position(|old| same_lesson(old, &entry)) {
@@ -156,19 +149,6 @@ impl MemoryStore for FileMemoryStore {
         }
         self.forget_cache();
         Ok(())
-    }
-}
-
-impl FileMemoryStore {
-    fn redacted(&self, e: MemoryEntry) -> MemoryEntry {
-        let r = |t: &str| self.redactor.redact(t).into_owned();
-        MemoryEntry {
-            question: r(&e.question),
-            mistake: r(&e.mistake),
-            correction: r(&e.correction),
-            tags: e.tags.iter().map(|t| r(t)).collect(),
-            ..e
-        }
     }
 }
 
@@ -322,18 +302,12 @@ mod tests {
     }
 
     #[test]
-    fn stored_lessons_are_redacted_and_found_by_prefix() {
+    fn stored_lessons_are_found_by_prefix() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("memory.jsonl");
-        let secret = "sk-live-0123456789";
-        let store =
-            FileMemoryStore::open(&path, MemorySettings::default()).with_redactor(Redactor::new([secret.to_string()]));
-        let mut e = entry("s1-1-0", &format!("Why does {secret} fail?"), 1);
-        e.tags.push(secret.into());
-        store.store(e).unwrap();
+        let store = FileMemoryStore::open(&path, MemorySettings::default());
+        store.store(entry("s1-1-0", "Why does it fail?", 1)).unwrap();
         store.store(entry("s1-2-0", "other", 2)).unwrap();
-        let text = std::fs::read_to_string(&path).unwrap();
-        assert!(!text.contains(secret) && text.contains("Why does [redacted] fail?"), "{text}");
         assert_eq!(store.find("s1-1").map(|e| e.id), Ok("s1-1-0".to_string()));
         assert_eq!(store.find("nope"), Err(Lookup::NotFound));
         assert_eq!(

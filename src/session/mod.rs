@@ -13,7 +13,6 @@ pub mod lock;
 mod log;
 pub mod memory;
 pub mod open;
-pub mod redact;
 mod sink;
 pub mod stats;
 pub mod store;
@@ -23,10 +22,10 @@ mod texts;
 
 use std::path::{Path, PathBuf};
 
+pub use crate::engine::redact::Redactor;
 pub use create::{NewSessionLog, staging_path};
 pub use log::{LoadedLog, LogError, LogWriter, read_log};
 pub use open::{OpenError, OpenedSession, open_session, resolve_id};
-pub use redact::Redactor;
 pub use sink::SessionLog;
 pub use store::SessionStore;
 pub use texts::DirTexts;

@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use super::SessionDir;
 use super::lock::{LockError, SessionLock};
 use super::log::{LogError, read_log};
-use super::redact::Redactor;
 use super::sink::SessionLog;
 use crate::engine::protocol::EventRecord;
 use crate::engine::state::SessionState;
@@ -84,7 +83,7 @@ pub fn resolve_id(root: &Path, given: &str) -> Result<String, OpenError> {
 }
 
 /// Locks, loads, repairs a torn tail and replays session `id` under `root`.
-pub fn open_session(root: &Path, id: &str, redactor: Redactor) -> Result<OpenedSession, OpenError> {
+pub fn open_session(root: &Path, id: &str) -> Result<OpenedSession, OpenError> {
     let dir = SessionDir::new(root, id);
     if !dir.path.is_dir() {
         return Err(OpenError::NotFound { id: id.to_string(), root: root.to_path_buf() });
@@ -106,7 +105,7 @@ pub fn open_session(root: &Path, id: &str, redactor: Redactor) -> Result<OpenedS
     }
     let state = SessionState::replay(&loaded.records);
     let io = |path: PathBuf| move |e: std::io::Error| OpenError::Io { path, message: e.to_string() };
-    let mut log = SessionLog::append(&dir, state.clone(), redactor).map_err(io(dir.log_path()))?;
+    let mut log = SessionLog::append(&dir, state.clone()).map_err(io(dir.log_path()))?;
     if let Err(e) = log.write_summary() {
         tracing::warn!(session = id, error = %e, "could not refresh summary.json");
     }

@@ -12,7 +12,6 @@ use std::time::{Duration, Instant};
 
 use super::SessionDir;
 use super::log::LogWriter;
-use super::redact::Redactor;
 use super::summary::{SessionSummary, write_summary};
 use super::syncer::BackgroundSync;
 use crate::engine::ports::{EventSink, StoreError};
@@ -27,7 +26,6 @@ pub struct SessionLog {
     sync: BackgroundSync,
     state: SessionState,
     dir: SessionDir,
-    redactor: Redactor,
     /// When the summary was last written.
     summary_written: Option<Instant>,
     /// Events recorded since then.
@@ -36,22 +34,15 @@ pub struct SessionLog {
 
 impl SessionLog {
     /// The log of a new session (created empty).
-    pub fn create(dir: &SessionDir, redactor: Redactor) -> std::io::Result<Self> {
-        Self::append(dir, SessionState::default(), redactor)
+    pub fn create(dir: &SessionDir) -> std::io::Result<Self> {
+        Self::append(dir, SessionState::default())
     }
 
     /// Appends to an existing log whose events fold into `state`.
-    pub fn append(dir: &SessionDir, state: SessionState, redactor: Redactor) -> std::io::Result<Self> {
-        let writer = LogWriter::open(&dir.log_path())?.with_redactor(redactor.clone());
+    pub fn append(dir: &SessionDir, state: SessionState) -> std::io::Result<Self> {
+        let writer = LogWriter::open(&dir.log_path())?;
         let sync = BackgroundSync::start(writer.file_handle()?)?;
-        Ok(Self { writer, sync, state, dir: dir.clone(), redactor, summary_written: None, dirty: false })
-    }
-
-    /// Blanks these secrets from now on (a resumed session learns which
-    /// keys it will use only once its recorded configuration is read).
-    pub fn set_redactor(&mut self, redactor: Redactor) {
-        self.writer.set_redactor(redactor.clone());
-        self.redactor = redactor;
+        Ok(Self { writer, sync, state, dir: dir.clone(), summary_written: None, dirty: false })
     }
 
     pub fn state(&self) -> &SessionState {
@@ -61,7 +52,7 @@ impl SessionLog {
     /// Rewrites `summary.json` from the events written so far.
     pub fn write_summary(&mut self) -> std::io::Result<()> {
         let summary = SessionSummary::from_state(&self.dir.id, &self.state, self.writer.len());
-        write_summary(&self.dir, &summary, &self.redactor)?;
+        write_summary(&self.dir, &summary)?;
         self.summary_written = Some(Instant::now());
         self.dirty = false;
         Ok(())

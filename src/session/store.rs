@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use super::list::{ListedSession, list_sessions};
 use super::lock::{LockError, SessionLock};
 use super::open::{OpenError, OpenedSession, open_session, resolve_id};
-use super::{Redactor, SessionDir, SessionLog, new_session_id};
+use super::{SessionDir, SessionLog, new_session_id};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionStore {
@@ -59,9 +59,9 @@ impl SessionStore {
         }
     }
 
-    /// The log of a new session, keys blanked by `redactor`.
-    pub fn create_log(&self, dir: &SessionDir, redactor: Redactor) -> Result<SessionLog, CreateError> {
-        SessionLog::create(dir, redactor).map_err(|e| CreateError::Log { path: dir.log_path(), message: e.to_string() })
+    /// The log of a new session.
+    pub fn create_log(&self, dir: &SessionDir) -> Result<SessionLog, CreateError> {
+        SessionLog::create(dir).map_err(|e| CreateError::Log { path: dir.log_path(), message: e.to_string() })
     }
 
     /// The session named by an exact id, a unique prefix, or `last`.
@@ -70,8 +70,8 @@ impl SessionStore {
     }
 
     /// Session `id`, locked, replayed, and its log open for appending.
-    pub fn open(&self, id: &str, redactor: Redactor) -> Result<OpenedSession, OpenError> {
-        open_session(&self.root, id, redactor)
+    pub fn open(&self, id: &str) -> Result<OpenedSession, OpenError> {
+        open_session(&self.root, id)
     }
 
     /// Every session, newest first.

@@ -10,7 +10,6 @@ use serde::{Deserialize, Serialize};
 
 use super::SessionDir;
 use super::log::{LogError, read_log};
-use super::redact::Redactor;
 use crate::engine::model::{Action, AnswerStatus, DecisionReason, Outcome, StopReason};
 use crate::engine::protocol::ForkOrigin;
 use crate::engine::state::{QueryResult, SessionState};
@@ -201,9 +200,8 @@ fn metrics(state: &SessionState) -> SessionMetrics {
 
 /// Writes `summary.json` atomically (temp file, then rename). It is not
 /// synced: a summary lost in a crash is rebuilt from the log.
-pub fn write_summary(dir: &SessionDir, summary: &SessionSummary, redactor: &Redactor) -> std::io::Result<()> {
+pub fn write_summary(dir: &SessionDir, summary: &SessionSummary) -> std::io::Result<()> {
     let text = serde_json::to_string_pretty(summary).map_err(std::io::Error::other)?;
-    let text = redactor.redact(&text);
     let tmp = dir.path.join(".summary.json.tmp");
     std::fs::write(&tmp, text.as_bytes())?;
     std::fs::rename(&tmp, dir.summary_path())

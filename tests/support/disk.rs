@@ -12,7 +12,7 @@ use sleuth::engine::protocol::{Answer, Command, Event};
 use sleuth::engine::settings::EngineSettings;
 use sleuth::engine::{Engine, EngineParts, SessionState};
 use sleuth::search::{SearchProvider, SearchRouter};
-use sleuth::session::{DirTexts, Redactor, SessionDir, SessionLog};
+use sleuth::session::{DirTexts, SessionDir, SessionLog};
 
 use super::scripted::{ScriptedProvider, ScriptedReasoner};
 
@@ -101,7 +101,7 @@ pub async fn run_new(
 ) -> SessionState {
     settings.session_id = id.to_string();
     let dir = SessionDir::create(root, id).unwrap();
-    let log = SessionLog::create(&dir, Redactor::default()).unwrap();
+    let log = SessionLog::create(&dir).unwrap();
     let parts = parts(&dir, &settings, Arc::new(reasoner), Arc::new(provider), memory, Box::new(log));
     let (engine, handle) = Engine::new(settings, parts, SessionState::default());
     drive(engine, handle, Some(question), on_ask).await

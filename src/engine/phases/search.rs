@@ -231,9 +231,11 @@ impl Engine {
             return Ok(false);
         }
         let id = SourceId(self.state.sources.len() as u32 + 1);
-        self.texts.put(id, &doc.text)?;
-        let text: Arc<str> = Arc::from(doc.text.as_str());
-        self.cache_text(id, text);
+        // A page may quote a key: what is stored, and read from here on
+        // (drafts, quote checks), is the text with secrets blanked.
+        let text: Arc<str> = Arc::from(self.settings.redactor.redact(&doc.text));
+        self.texts.put(id, &text)?;
+        self.cache_text(id, text.clone());
         let locator = doc.final_locator.clone().unwrap_or_else(|| c.hit.locator.clone());
         let site = doc.site.or(c.hit.site.clone()).unwrap_or_else(|| site_of(&locator));
         let (tier, source_type) = match c.hit.tier {
@@ -259,8 +261,8 @@ impl Engine {
             iteration: n,
             query: c.query,
             score: c.hit.score,
-            text_len: doc.text.len(),
-            text_hash: text_hash(&doc.text),
+            text_len: text.len(),
+            text_hash: text_hash(&text),
         };
         if let Some(index) = self.fingerprints.as_mut() {
             index.insert(id, &print, &title);
