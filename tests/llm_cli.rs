@@ -273,3 +273,45 @@ async fn a_server_without_models_and_without_json_schema_is_probed_remembered_an
     assert!(sent.iter().any(|f| f == "json_object"), "{sent:?}");
     assert!(!sent.iter().any(|f| f == "json_schema"), "{sent:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_whose_phases_fell_back_exits_with_the_degraded_status() {
+    let fake = FakeLlm::start().await;
+    // Every DRAFT call is refused (a 400 is not retried): the built-in
+    // drafter stands in, and the run must say so by its exit status.
+    for _ in 0..20 {
+        fake.queue("draft", Behaviour::Status(400, None, "the model cannot do this".into()));
+    }
+    let home = tempfile::tempdir().unwrap();
+    let corpus_dir = home.path().join("corpus");
+    std::fs::create_dir_all(&corpus_dir).unwrap();
+    let text: String =
+        (0..12).map(|i| format!("Widgets connect to gadgets by bolt number {i}, the manual says. ")).collect();
+    std::fs::write(corpus_dir.join("widgets.md"), format!("# Widgets\n\n{text}\n")).unwrap();
+    write_config(
+        home.path(),
+        &format!(
+            "[research]\npreset = \"simple\"\n[local]\ncorpus = {:?}\n[llm]\nbase_url = \"{}\"\nmodel = \"test-model\"\n",
+            corpus_dir.display().to_string(),
+            fake.base_url()
+        ),
+    );
+    let run = sleuth(home.path(), &["run", "--reasoner", "llm", "How do widgets connect to gadgets?"]).await;
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(fake.count("draft") >= 1, "the draft was asked for: {err}");
+    assert_eq!(run.status.code(), Some(6), "{err}");
+    let report = String::from_utf8_lossy(&run.stdout);
+    assert!(report.contains("the model could not do: draft"), "the caveat names the phase: {report}");
+    // The same setup with a server that answers everything exits 0.
+    let healthy = FakeLlm::start().await;
+    write_config(
+        home.path(),
+        &format!(
+            "[research]\npreset = \"simple\"\n[local]\ncorpus = {:?}\n[llm]\nbase_url = \"{}\"\nmodel = \"test-model\"\n",
+            corpus_dir.display().to_string(),
+            healthy.base_url()
+        ),
+    );
+    let ok = sleuth(home.path(), &["run", "--reasoner", "llm", "How do widgets connect to gadgets?"]).await;
+    assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stderr));
+}
