@@ -16,6 +16,11 @@ pub enum StructuredMode {
     /// `response_format: {type: json_schema}`: the server constrains decoding.
     #[default]
     JsonSchema,
+    /// Ollama's native `/api/chat` with `format: <schema>`: Ollama constrains
+    /// decoding with the schema (for Ollama versions whose OpenAI-compatible
+    /// endpoint ignores json_schema). Never reached by lowering on its own:
+    /// picked by `sleuth doctor`'s probe, or set in the config.
+    OllamaFormat,
     /// `response_format: {type: json_object}` plus the schema in the prompt.
     JsonObject,
     /// No `response_format`; the schema is in the prompt.
@@ -26,15 +31,24 @@ impl StructuredMode {
     pub fn as_str(self) -> &'static str {
         match self {
             StructuredMode::JsonSchema => "json_schema",
+            StructuredMode::OllamaFormat => "ollama_format",
             StructuredMode::JsonObject => "json_object",
             StructuredMode::Prompt => "prompt",
         }
     }
 
-    /// The next, more tolerant mode.
+    /// The server constrains decoding to the schema, so the prompt need not
+    /// carry it.
+    pub fn constrains_decoding(self) -> bool {
+        matches!(self, StructuredMode::JsonSchema | StructuredMode::OllamaFormat)
+    }
+
+    /// The next, more tolerant mode. json_schema goes to json_object, not to
+    /// ollama_format: a server that refused json_schema is not assumed to
+    /// be Ollama.
     pub fn weaker(self) -> Option<StructuredMode> {
         match self {
-            StructuredMode::JsonSchema => Some(StructuredMode::JsonObject),
+            StructuredMode::JsonSchema | StructuredMode::OllamaFormat => Some(StructuredMode::JsonObject),
             StructuredMode::JsonObject => Some(StructuredMode::Prompt),
             StructuredMode::Prompt => None,
         }

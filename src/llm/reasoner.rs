@@ -222,6 +222,7 @@ impl LlmReasoner {
                 let (name, schema) = schema::for_call(role, limits);
                 Format::JsonSchema { name: name.to_string(), schema }
             }
+            (true, StructuredMode::OllamaFormat) => Format::OllamaSchema { schema: schema::for_call(role, limits).1 },
         };
         ChatRequest {
             model,
@@ -266,7 +267,7 @@ impl LlmReasoner {
             flight.landed();
             let reply = match answer {
                 Ok(r) => r,
-                Err(e) if call.json && e.rejects_response_format() => match ep.lower_mode(mode) {
+                Err(e) if call.json && e.rejects_mode(mode) => match ep.lower_mode(mode) {
                     Some(lower) if lower != mode => {
                         mode = lower;
                         continue;
