@@ -24,7 +24,9 @@
 //! reproduce that structure's clarify call on every question or its
 //! claims-only call after the report, so it understates the old cost), and
 //! `settled` (the default structure, the scripted critic satisfied by the
-//! first draft: what a question settled in one iteration costs).
+//! first draft: what a question settled in one iteration costs), and
+//! `no-write` (the default structure with `write_with_model = false`: the
+//! report built from the best draft without a call).
 //!
 //! `cargo bench --bench llm_cost` (or, without a release build,
 //! `cargo test --bench llm_cost`)
@@ -209,7 +211,8 @@ async fn answer(
     // The first draft leaves a gap the second fills; "settled": the first
     // draft already covers everything.
     fake.state.full_coverage_from.store(if structure == "settled" { 1 } else { 2 }, Ordering::SeqCst);
-    let c = config(&fake, structure == "per-role");
+    let mut c = config(&fake, structure == "per-role");
+    c.write_with_model = structure != "no-write";
     let e = Endpoint::with_env(&c.resolved_endpoints()[0], &c, |_| None).unwrap();
     let reasoner = Arc::new(LlmReasoner::with_endpoints(c, Prompts::builtin(), vec![e]).unwrap());
     let mut settings = EngineSettings::with_limits("bench", preset.limits());
@@ -334,8 +337,8 @@ fn main() {
         "structure", "preset", "iters", "calls", "critical", "prompt tok", "wall s", "recall", "1-it"
     );
     // `LLM_COST_STRUCTURES=default,settled` runs only those.
-    let wanted = std::env::var("LLM_COST_STRUCTURES").unwrap_or_else(|_| "per-role,default,settled".into());
-    for structure in ["per-role", "default", "settled"] {
+    let wanted = std::env::var("LLM_COST_STRUCTURES").unwrap_or_else(|_| "per-role,default,settled,no-write".into());
+    for structure in ["per-role", "default", "settled", "no-write"] {
         if !wanted.split(',').any(|w| w.trim() == structure) {
             continue;
         }

@@ -141,6 +141,31 @@ async fn a_question_settled_in_one_iteration_costs_three_calls() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_model_writer_a_settled_question_costs_two_calls_and_is_not_degraded() {
+    let fake = FakeLlm::start().await;
+    fake.state.full_coverage_from.store(1, Ordering::SeqCst);
+    let mut c = config(&fake);
+    c.write_with_model = false;
+    let (state, records) = session(reasoner(&c), preset_settings(Preset::Standard), corpus(12)).await;
+    assert_eq!(state.iterations.len(), 1);
+    assert_eq!(roles(&fake), ["plan", "draft"], "no write call");
+    let calls: u32 = records
+        .iter()
+        .filter_map(|r| match &r.event {
+            Event::UsageRecorded { usage } => Some(usage.calls),
+            _ => None,
+        })
+        .sum();
+    assert_eq!(calls, 2);
+    let report = state.report.as_ref().unwrap();
+    let v = state.verification.as_ref().unwrap();
+    assert!(v.claims_checked > 0 && v.claims_supported == v.claims_checked, "{v:?}");
+    // A report built without a call by choice is not a phase that fell back.
+    assert!(state.errors.is_empty() && !state.reasoning_degraded(), "{:?} {:?}", state.errors, state.degraded);
+    assert!(!report.caveats.iter().any(|c| c.contains("could not do")), "{:?}", report.caveats);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_500_to_json_schema_lowers_the_mode_once_for_the_session() {
     let fake = FakeLlm::start().await;
     fake.state.schema_500.store(true, Ordering::SeqCst);

@@ -105,6 +105,10 @@ pub struct LlmConfig {
     /// REVIEW asks the model (true), or is decided without one from the
     /// retrieval evidence and the built-in checks (false: no review call).
     pub review_with_model: bool,
+    /// WRITE asks the model for the report (true), or the report is built
+    /// without a call from the best draft, whose claims are already checked
+    /// (false: one call less on the critical path, the draft's wording).
+    pub write_with_model: bool,
     /// DRAFT judges its own answer in the same reply (verdict, aspects,
     /// gaps, relevance): CRITIQUE then costs no call. Off: a separate,
     /// compact critique call (the claims and their quotes, not the sources).
@@ -179,6 +183,7 @@ impl Default for LlmConfig {
             stream_write: true,
             pricing: BTreeMap::new(),
             review_with_model: false,
+            write_with_model: true,
             self_check: true,
             fold_system_prompt: false,
             max_list_items: 8,
@@ -470,6 +475,7 @@ mod tests {
             "retry_after_max_secs",
             "stream_write",
             "review_with_model",
+            "write_with_model",
             "self_check",
             "fold_system_prompt",
             "max_list_items",
