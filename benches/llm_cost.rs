@@ -6,16 +6,27 @@
 //! on loopback) answering every request after 0.3 s with valid JSON: queries
 //! drawn from the question, quotes copied from the cited sources, the first
 //! draft leaving a gap the second fills. The questions are
-//! `../shared/eval/rust-docs-dev.jsonl` (or `$SLEUTH_EVAL_DEV`); the
-//! sources are a local corpus of the pages those questions name as gold,
-//! read from the Rust documentation rustup installs, ranked per query by
-//! the words they share with it. (A small corpus, so recall is higher than
-//! on the whole documentation: compare the two structures, not the level.)
+//! `../shared/eval/rust-docs-dev.jsonl` (or `$SLEUTH_EVAL_DEV`).
 //!
-//! Two call structures run on the same code: `default` (model-free review,
-//! the critique in the draft's reply, per-role prompt budgets) and
-//! `per-role` (a review call per batch, a critique call, prompts filled to
-//! the window: how every run went before).
+//! The search is sleuth's SearXNG provider against a SearXNG-format server
+//! on loopback (`/search?format=json` answering `results: [{url, title,
+//! content}]`), and every page is fetched over HTTP from the same server
+//! (as `doc.rust-lang.org`, resolved to loopback) and extracted by sleuth's
+//! web extractor, with the default politeness (2 at a time per host, 100 ms
+//! apart). The pages are the Rust documentation rustup installs: every
+//! chapter of the book, every `std` module index, the Reference's top-level
+//! pages, and the questions' gold pages — ranked per query by tf-idf.
+//!
+//! Call structures on the same code: `default` (model-free review, the
+//! critique in the draft's reply, per-role prompt budgets), `per-role` (a
+//! review call per batch, a critique call, prompts filled to the window:
+//! the earlier structure, reproduced by configuration — it does not
+//! reproduce that structure's clarify call on every question or its
+//! claims-only call after the report, so it understates the old cost), and
+//! `settled` (the default structure, the scripted critic satisfied by the
+//! first draft: what a question settled in one iteration costs), and
+//! `no-write` (the default structure with `write_with_model = false`: the
+//! report built from the best draft without a call).
 //!
 //! `cargo bench --bench llm_cost` (or, without a release build,
 //! `cargo test --bench llm_cost`)
@@ -24,16 +35,16 @@
 #[path = "../tests/llm_support/mod.rs"]
 mod llm_support;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use async_trait::async_trait;
 use llm_support::FakeLlm;
+use serde_json::json;
 use sleuth::config::Preset;
 use sleuth::engine::memory::{InMemoryStore, MemorySettings, MemoryStore};
-use sleuth::engine::model::{Role, SourceKind};
+use sleuth::engine::model::Role;
 use sleuth::engine::ports::{MemorySink, MemoryTexts};
 use sleuth::engine::protocol::{Command, Event};
 use sleuth::engine::settings::EngineSettings;
@@ -41,12 +52,21 @@ use sleuth::engine::{Engine, EngineParts, SessionState};
 use sleuth::llm::endpoint::Endpoint;
 use sleuth::llm::prompts::Prompts;
 use sleuth::llm::{LlmConfig, LlmReasoner, PromptBudgets};
-use sleuth::search::{FetchedDoc, ProviderError, SearchHit, SearchProvider, SearchQuery, SearchRouter};
+use sleuth::search::web::{Searxng, WebClient, WebConfig};
+use sleuth::search::{SearchProvider, SearchRouter};
+use wiremock::matchers::method;
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+/// The host the pages are served as (resolved to the loopback server).
+const DOCS_HOST: &str = "doc.rust-lang.org";
 
 struct Page {
     path: String,
+    title: String,
+    html: String,
     text: String,
-    words: std::collections::HashSet<String>,
+    /// Term frequencies of the page's words.
+    tf: HashMap<String, u32>,
 }
 
 fn words(text: &str) -> Vec<String> {
@@ -70,48 +90,86 @@ fn strip_html(html: &str) -> String {
         }
     }
     let out = out.replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"");
-    out.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(20_000).collect()
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The pages ranked by the query words they contain.
-struct GoldCorpus(Vec<Page>);
+fn title_of(html: &str, path: &str) -> String {
+    html.split("<title>")
+        .nth(1)
+        .and_then(|t| t.split("</title>").next())
+        .map(|t| t.replace("&amp;", "&").trim().to_string())
+        .filter(|t| !t.is_empty())
+        .unwrap_or_else(|| path.to_string())
+}
 
-#[async_trait]
-impl SearchProvider for GoldCorpus {
-    fn name(&self) -> &str {
-        "local"
-    }
+/// The documentation pages and their document frequencies.
+struct Docs {
+    pages: Vec<Page>,
+    df: HashMap<String, u32>,
+    port: u16,
+}
 
-    async fn search(&self, q: &SearchQuery) -> Result<Vec<SearchHit>, ProviderError> {
-        let terms = words(&q.text);
-        let mut scored: Vec<(usize, &Page)> = self
-            .0
+impl Docs {
+    /// The pages ranked by tf-idf for the query's words, best first.
+    fn rank(&self, query: &str) -> Vec<&Page> {
+        let n = self.pages.len() as f64;
+        let mut terms = words(query);
+        terms.sort();
+        terms.dedup();
+        let mut scored: Vec<(f64, &Page)> = self
+            .pages
             .iter()
-            .map(|p| (terms.iter().filter(|t| p.words.contains(*t)).count(), p))
-            .filter(|(s, _)| *s > 0)
-            .collect();
-        scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.path.cmp(&b.1.path)));
-        Ok(scored
-            .into_iter()
-            .take(q.limit.min(8))
-            .map(|(s, p)| SearchHit {
-                locator: p.path.clone(),
-                title: p.path.clone(),
-                snippet: p.text.chars().take(120).collect(),
-                score: s as f32,
-                kind: SourceKind::Local,
-                canonical: None,
-                heading: None,
-                published: None,
-                site: None,
-                tier: Some(1),
+            .map(|p| {
+                let score: f64 = terms
+                    .iter()
+                    .filter_map(|t| {
+                        let tf = *p.tf.get(t)?;
+                        let df = f64::from(*self.df.get(t).unwrap_or(&1));
+                        Some((1.0 + f64::from(tf).ln()) * (n / df).ln())
+                    })
+                    .sum();
+                (score, p)
             })
-            .collect())
+            .filter(|(s, _)| *s > 0.0)
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.path.cmp(&b.1.path)));
+        scored.into_iter().map(|(_, p)| p).collect()
     }
 
-    async fn fetch(&self, hit: &SearchHit) -> Result<FetchedDoc, ProviderError> {
-        let p = self.0.iter().find(|p| p.path == hit.locator).ok_or(ProviderError::permanent("404"))?;
-        Ok(FetchedDoc::text(p.text.clone()))
+    fn url(&self, p: &Page) -> String {
+        format!("http://{DOCS_HOST}:{}/{}", self.port, p.path)
+    }
+}
+
+/// SearXNG's `/search?format=json`, and the pages, from one server.
+struct SearxngAndPages(Arc<std::sync::OnceLock<Docs>>);
+
+impl Respond for SearxngAndPages {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let Some(docs) = self.0.get() else { return ResponseTemplate::new(503) };
+        if request.url.path() == "/search" {
+            let q = request.url.query_pairs().find(|(k, _)| k == "q").map(|(_, v)| v.to_string()).unwrap_or_default();
+            let results: Vec<serde_json::Value> = docs
+                .rank(&q)
+                .into_iter()
+                .take(10)
+                .enumerate()
+                .map(|(i, p)| {
+                    json!({"url": docs.url(p), "title": p.title, "content": p.text.chars().take(200).collect::<String>(),
+                           "engine": "duckduckgo", "engines": ["duckduckgo"], "positions": [i + 1],
+                           "score": 1.0 / (i as f64 + 1.0), "category": "general", "publishedDate": null})
+                })
+                .collect();
+            return ResponseTemplate::new(200).set_body_json(json!({
+                "query": q, "number_of_results": results.len(), "results": results, "answers": [],
+                "corrections": [], "infoboxes": [], "suggestions": [], "unresponsive_engines": []
+            }));
+        }
+        let path = request.url.path().trim_start_matches('/');
+        match docs.pages.iter().find(|p| p.path == path) {
+            Some(p) => ResponseTemplate::new(200).set_body_raw(p.html.clone(), "text/html; charset=utf-8"),
+            None => ResponseTemplate::new(404),
+        }
     }
 }
 
@@ -142,23 +200,25 @@ fn config(fake: &FakeLlm, per_role: bool) -> LlmConfig {
 async fn answer(
     question: &str,
     gold: &[String],
-    pages: Arc<GoldCorpus>,
+    provider: Arc<dyn SearchProvider>,
     preset: Preset,
-    per_role: bool,
+    structure: &str,
     into: &mut Figures,
 ) {
     let fake = FakeLlm::start().await;
     fake.state.delay_ms.store(300, Ordering::SeqCst);
     fake.state.queries_from_question.store(true, Ordering::SeqCst);
-    fake.state.full_coverage_from.store(2, Ordering::SeqCst);
-    let c = config(&fake, per_role);
+    // The first draft leaves a gap the second fills; "settled": the first
+    // draft already covers everything.
+    fake.state.full_coverage_from.store(if structure == "settled" { 1 } else { 2 }, Ordering::SeqCst);
+    let mut c = config(&fake, structure == "per-role");
+    c.write_with_model = structure != "no-write";
     let e = Endpoint::with_env(&c.resolved_endpoints()[0], &c, |_| None).unwrap();
     let reasoner = Arc::new(LlmReasoner::with_endpoints(c, Prompts::builtin(), vec![e]).unwrap());
     let mut settings = EngineSettings::with_limits("bench", preset.limits());
     settings.limits.time_limit_secs = 0;
     settings.limits.cost_budget_usd = 0.0;
     let sink = MemorySink::default();
-    let provider: Arc<dyn SearchProvider> = pages;
     let parts = EngineParts {
         reasoner,
         search: Arc::new(SearchRouter::new(vec![vec![provider]], &sleuth::search::RouterSettings::default())),
@@ -205,7 +265,7 @@ async fn answer(
         .as_ref()
         .map(|v| v.cited.iter().filter_map(|id| state.source(*id)).map(|s| s.meta.locator.clone()).collect())
         .unwrap_or_default();
-    let found = gold.iter().filter(|g| cited.iter().any(|c| c == *g)).count();
+    let found = gold.iter().filter(|g| cited.iter().any(|c| c.ends_with(&format!("/{g}")))).count();
     into.recall += found as f64 / gold.len().max(1) as f64;
 }
 
@@ -225,25 +285,67 @@ fn main() {
             (v["question"].as_str().unwrap_or("").to_string(), gold.unwrap_or_default())
         })
         .collect();
-    let mut pages = Vec::new();
-    for path in questions.iter().flat_map(|(_, g)| g).collect::<std::collections::BTreeSet<_>>() {
-        if let Ok(raw) = std::fs::read_to_string(html.join(path)) {
-            let text = strip_html(&raw);
-            pages.push(Page { path: path.clone(), words: words(&text).into_iter().collect(), text });
+    // The pages: the book's chapters, std's module indexes, the
+    // Reference's top-level pages, and every gold page.
+    let mut paths: std::collections::BTreeSet<String> = questions.iter().flat_map(|(_, g)| g.iter().cloned()).collect();
+    for (dir, keep) in [("book", "ch"), ("reference", ""), ("std", "")] {
+        let Ok(entries) = std::fs::read_dir(html.join(dir)) else { continue };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().to_string();
+            if dir == "std" {
+                if html.join(dir).join(&name).join("index.html").is_file() {
+                    paths.insert(format!("std/{name}/index.html"));
+                }
+            } else if name.ends_with(".html") && name.starts_with(keep) {
+                paths.insert(format!("{dir}/{name}"));
+            }
         }
     }
-    println!("llm_cost: {} questions, a corpus of {} gold pages, server delay 0.3 s", questions.len(), pages.len());
-    let corpus = Arc::new(GoldCorpus(pages));
+    let mut pages = Vec::new();
+    let mut df: HashMap<String, u32> = HashMap::new();
+    for path in paths {
+        if let Ok(raw) = std::fs::read_to_string(html.join(&path)) {
+            let text = strip_html(&raw);
+            let mut tf: HashMap<String, u32> = HashMap::new();
+            for w in words(&text) {
+                *tf.entry(w).or_default() += 1;
+            }
+            for w in tf.keys() {
+                *df.entry(w.clone()).or_default() += 1;
+            }
+            pages.push(Page { title: title_of(&raw, &path), path, html: raw, text, tf });
+        }
+    }
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let docs = Arc::new(std::sync::OnceLock::new());
+    let server = rt.block_on(async {
+        let server = MockServer::start().await;
+        Mock::given(method("GET")).respond_with(SearxngAndPages(docs.clone())).mount(&server).await;
+        server
+    });
+    let page_count = pages.len();
+    let _ = docs.set(Docs { pages, df, port: server.address().port() });
+    let web = WebClient::with_resolve(&WebConfig::default(), &[(DOCS_HOST.to_string(), *server.address())]).unwrap();
+    let provider: Arc<dyn SearchProvider> = Arc::new(Searxng::new(&server.uri(), web).unwrap());
+    println!(
+        "llm_cost: {} questions; SearXNG-format search on loopback over {page_count} Rust documentation pages \
+         (fetched over HTTP); model server delay 0.3 s",
+        questions.len()
+    );
     println!(
         "\n{:<9} {:<9} {:>6} {:>8} {:>9} {:>10} {:>8} {:>7} {:>6}  per role (calls / prompt tokens per answer)",
         "structure", "preset", "iters", "calls", "critical", "prompt tok", "wall s", "recall", "1-it"
     );
-    for per_role in [true, false] {
+    // `LLM_COST_STRUCTURES=default,settled` runs only those.
+    let wanted = std::env::var("LLM_COST_STRUCTURES").unwrap_or_else(|_| "per-role,default,settled,no-write".into());
+    for structure in ["per-role", "default", "settled", "no-write"] {
+        if !wanted.split(',').any(|w| w.trim() == structure) {
+            continue;
+        }
         for preset in [Preset::Simple, Preset::Standard, Preset::Deep] {
             let mut f = Figures::default();
             for (q, gold) in &questions {
-                rt.block_on(answer(q, gold, corpus.clone(), preset, per_role, &mut f));
+                rt.block_on(answer(q, gold, provider.clone(), preset, structure, &mut f));
             }
             let n = f64::from(f.answers.max(1));
             let roles: Vec<String> = f
@@ -258,7 +360,7 @@ fn main() {
             };
             println!(
                 "{:<9} {:<9} {:>6.1} {:>8.1} {:>9.1} {:>10.0} {:>8.2} {:>7.2} {:>6}  {}",
-                if per_role { "per-role" } else { "default" },
+                structure,
                 preset.as_str(),
                 f64::from(f.iterations) / n,
                 f64::from(f.calls) / n,

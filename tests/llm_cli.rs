@@ -273,3 +273,103 @@ async fn a_server_without_models_and_without_json_schema_is_probed_remembered_an
     assert!(sent.iter().any(|f| f == "json_object"), "{sent:?}");
     assert!(!sent.iter().any(|f| f == "json_schema"), "{sent:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_whose_phases_fell_back_exits_with_the_degraded_status() {
+    let fake = FakeLlm::start().await;
+    // Every DRAFT call is refused (a 400 is not retried): the built-in
+    // drafter stands in, and the run must say so by its exit status.
+    for _ in 0..20 {
+        fake.queue("draft", Behaviour::Status(400, None, "the model cannot do this".into()));
+    }
+    let home = tempfile::tempdir().unwrap();
+    let corpus_dir = home.path().join("corpus");
+    std::fs::create_dir_all(&corpus_dir).unwrap();
+    let text: String =
+        (0..12).map(|i| format!("Widgets connect to gadgets by bolt number {i}, the manual says. ")).collect();
+    std::fs::write(corpus_dir.join("widgets.md"), format!("# Widgets\n\n{text}\n")).unwrap();
+    write_config(
+        home.path(),
+        &format!(
+            "[research]\npreset = \"simple\"\n[local]\ncorpus = {:?}\n[llm]\nbase_url = \"{}\"\nmodel = \"test-model\"\n",
+            corpus_dir.display().to_string(),
+            fake.base_url()
+        ),
+    );
+    let run = sleuth(home.path(), &["run", "--reasoner", "llm", "How do widgets connect to gadgets?"]).await;
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(fake.count("draft") >= 1, "the draft was asked for: {err}");
+    assert_eq!(run.status.code(), Some(6), "{err}");
+    let report = String::from_utf8_lossy(&run.stdout);
+    assert!(report.contains("the model could not do: draft"), "the caveat names the phase: {report}");
+    // The same setup with a server that answers everything exits 0.
+    let healthy = FakeLlm::start().await;
+    write_config(
+        home.path(),
+        &format!(
+            "[research]\npreset = \"simple\"\n[local]\ncorpus = {:?}\n[llm]\nbase_url = \"{}\"\nmodel = \"test-model\"\n",
+            corpus_dir.display().to_string(),
+            healthy.base_url()
+        ),
+    );
+    let ok = sleuth(home.path(), &["run", "--reasoner", "llm", "How do widgets connect to gadgets?"]).await;
+    assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stderr));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_picks_ollamas_native_format_when_json_schema_is_ignored_and_runs_use_it() {
+    // An Ollama whose OpenAI-compatible endpoint ignores json_schema but
+    // whose native /api/chat honours `format`.
+    let fake = FakeLlm::start().await;
+    fake.state.schema_ignored.store(true, Ordering::SeqCst);
+    fake.serve_ollama_native().await;
+    let home = tempfile::tempdir().unwrap();
+    let corpus_dir = home.path().join("corpus");
+    std::fs::create_dir_all(&corpus_dir).unwrap();
+    let text: String =
+        (0..12).map(|i| format!("Widgets connect to gadgets by bolt number {i}, the manual says. ")).collect();
+    std::fs::write(corpus_dir.join("widgets.md"), format!("# Widgets\n\n{text}\n")).unwrap();
+    write_config(
+        home.path(),
+        &format!(
+            "[research]\npreset = \"simple\"\n[local]\ncorpus = {:?}\n[llm]\nbase_url = \"{}\"\nmodel = \"test-model\"\n",
+            corpus_dir.display().to_string(),
+            fake.base_url()
+        ),
+    );
+    let doctor = sleuth(home.path(), &["doctor", "--skip-search", "--reasoner", "llm"]).await;
+    let table = String::from_utf8_lossy(&doctor.stdout);
+    assert_eq!(doctor.status.code(), Some(0), "{table}");
+    let used = table.lines().find(|l| l.contains("structured output used")).unwrap_or_default();
+    assert!(used.contains("ollama_format"), "{table}");
+    let native_before = fake.state.native.lock().unwrap().len();
+    let v1_before = fake.state.requests.lock().unwrap().len();
+    let run = sleuth(home.path(), &["run", "--reasoner", "llm", "How do widgets connect to gadgets?"]).await;
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{err}");
+    // The run started where doctor left it: JSON calls native with the
+    // schema in `format`, no json_schema request to /v1 meeting prose again.
+    let native = fake.state.native.lock().unwrap()[native_before..].to_vec();
+    assert!(native.len() >= 2 && native.iter().all(|b| b["format"].is_object()), "{native:?}");
+    let v1: Vec<String> = fake.state.requests.lock().unwrap()[v1_before..]
+        .iter()
+        .map(|b| b["response_format"]["type"].as_str().unwrap_or("none").to_string())
+        .collect();
+    assert!(!v1.iter().any(|f| f == "json_schema"), "{v1:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_on_a_server_without_the_native_api_skips_ollama_format() {
+    let fake = FakeLlm::start().await;
+    let home = tempfile::tempdir().unwrap();
+    write_config(home.path(), &format!("[llm]\nbase_url = \"{}\"\nmodel = \"test-model\"\n", fake.base_url()));
+    let doctor = sleuth(home.path(), &["doctor", "--skip-search", "--reasoner", "llm"]).await;
+    let table = String::from_utf8_lossy(&doctor.stdout);
+    assert_eq!(doctor.status.code(), Some(0), "{table}");
+    let used = table.lines().find(|l| l.contains("structured output used")).unwrap_or_default();
+    assert!(used.contains("json_schema"), "{table}");
+    // json_schema worked, so the native API was not even asked.
+    assert!(fake.state.native.lock().unwrap().is_empty());
+    let row = table.lines().find(|l| l.contains("ollama_format output")).unwrap_or_default();
+    assert!(row.contains("not probed"), "{table}");
+}

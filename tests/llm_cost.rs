@@ -141,6 +141,31 @@ async fn a_question_settled_in_one_iteration_costs_three_calls() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_model_writer_a_settled_question_costs_two_calls_and_is_not_degraded() {
+    let fake = FakeLlm::start().await;
+    fake.state.full_coverage_from.store(1, Ordering::SeqCst);
+    let mut c = config(&fake);
+    c.write_with_model = false;
+    let (state, records) = session(reasoner(&c), preset_settings(Preset::Standard), corpus(12)).await;
+    assert_eq!(state.iterations.len(), 1);
+    assert_eq!(roles(&fake), ["plan", "draft"], "no write call");
+    let calls: u32 = records
+        .iter()
+        .filter_map(|r| match &r.event {
+            Event::UsageRecorded { usage } => Some(usage.calls),
+            _ => None,
+        })
+        .sum();
+    assert_eq!(calls, 2);
+    let report = state.report.as_ref().unwrap();
+    let v = state.verification.as_ref().unwrap();
+    assert!(v.claims_checked > 0 && v.claims_supported == v.claims_checked, "{v:?}");
+    // A report built without a call by choice is not a phase that fell back.
+    assert!(state.errors.is_empty() && !state.reasoning_degraded(), "{:?} {:?}", state.errors, state.degraded);
+    assert!(!report.caveats.iter().any(|c| c.contains("could not do")), "{:?}", report.caveats);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_500_to_json_schema_lowers_the_mode_once_for_the_session() {
     let fake = FakeLlm::start().await;
     fake.state.schema_500.store(true, Ordering::SeqCst);
@@ -158,6 +183,53 @@ async fn a_500_to_json_schema_lowers_the_mode_once_for_the_session() {
     // later JSON call goes out as json_object (the schema in the prompt).
     assert_eq!(formats.iter().filter(|f| *f == "json_schema").count(), 1, "{formats:?}");
     assert!(formats.iter().filter(|f| *f == "json_object").count() >= 3, "{formats:?}");
+    assert!(state.errors.is_empty(), "{:?}", state.errors);
+    assert!(state.report.is_some());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ollama_format_sends_the_schema_to_the_native_api() {
+    let fake = FakeLlm::start().await;
+    fake.serve_ollama_native().await;
+    let mut c = config(&fake);
+    c.structured_output = sleuth::llm::StructuredMode::OllamaFormat;
+    let (state, _) = session(reasoner(&c), preset_settings(Preset::Simple), corpus(12)).await;
+    let native = fake.state.native.lock().unwrap().clone();
+    let roles: Vec<String> = native.iter().map(role_of).collect();
+    assert!(roles.contains(&"plan".to_string()) && roles.contains(&"draft".to_string()), "{roles:?}");
+    for body in &native {
+        assert_eq!(body["format"]["type"], "object", "the schema itself is the format: {body}");
+        assert_eq!(body["stream"], false);
+        assert!(body["options"]["num_predict"].as_u64().is_some(), "{body}");
+    }
+    // The plan's schema is the plan's: its list is `queries`.
+    let plan = native.iter().find(|b| role_of(b) == "plan").unwrap();
+    assert!(plan["format"]["properties"].get("queries").is_some(), "{plan}");
+    // JSON calls went native; only the streamed report used /v1, as text.
+    let v1 = fake.state.requests.lock().unwrap().clone();
+    assert!(v1.iter().all(|b| b.get("response_format").is_none()), "{v1:?}");
+    assert!(state.errors.is_empty(), "{:?}", state.errors);
+    // The usage Ollama reports (prompt_eval_count, eval_count) was recorded.
+    assert!(state.prompt_tokens > 0 && !state.usage_estimated, "{} {}", state.prompt_tokens, state.usage_estimated);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ollama_format_on_a_server_without_the_native_api_lowers_to_json_object() {
+    // No /api/chat: the server answers 404 there, as a non-Ollama one does.
+    let fake = FakeLlm::start().await;
+    let mut c = config(&fake);
+    c.structured_output = sleuth::llm::StructuredMode::OllamaFormat;
+    let (state, _) = session(reasoner(&c), preset_settings(Preset::Simple), corpus(12)).await;
+    let formats: Vec<String> = fake
+        .state
+        .requests
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|b| b["response_format"]["type"].as_str().unwrap_or("none").to_string())
+        .collect();
+    assert!(formats.iter().filter(|f| *f == "json_object").count() >= 2, "{formats:?}");
+    assert!(!formats.iter().any(|f| f == "json_schema"), "{formats:?}");
     assert!(state.errors.is_empty(), "{:?}", state.errors);
     assert!(state.report.is_some());
 }

@@ -171,7 +171,12 @@ fn endpoint_rows(r: &EndpointReport, needed: bool, rows: &mut Vec<Row>) {
     rows.push(row("  json_schema output", status, detail));
     for (mode, result) in r.modes.iter().filter(|(m, _)| *m != StructuredMode::JsonSchema) {
         let (status, detail) = match result {
+            Ok(()) if *mode == StructuredMode::OllamaFormat => {
+                (Status::Ok, "the reply matched the schema given in Ollama's `format`".to_string())
+            }
             Ok(()) => (Status::Ok, "the reply matched the schema given in the prompt".to_string()),
+            // Optional: only Ollama has it, and json_object serves the rest.
+            Err(e) if *mode == StructuredMode::OllamaFormat => (Status::Skip, e.clone()),
             Err(e) => (Status::Warn, e.clone()),
         };
         rows.push(row(format!("  {} output", mode.as_str()), status, detail));

@@ -53,6 +53,7 @@ pub async fn run_headless(
         Some(Outcome::Finished) => match state.report.as_ref().map(|r| r.answer) {
             Some(AnswerStatus::Unanswered) => exit::UNANSWERED,
             Some(AnswerStatus::NotSearched) => exit::NOT_SEARCHED,
+            _ if state.reasoning_degraded() => exit::DEGRADED,
             _ => exit::OK,
         },
         Some(Outcome::Cancelled) => exit::CANCELLED,

@@ -42,6 +42,10 @@ pub mod exit {
     /// Finished without searching anything: every search failed (a dead
     /// provider, no network).
     pub const NOT_SEARCHED: u8 = 5;
+    /// Finished and answered, but reasoning was degraded: phases the model
+    /// was to do fell back to built-in, model-free results (the report's
+    /// caveat names them). Unanswered (4) and not searched (5) come first.
+    pub const DEGRADED: u8 = 6;
     /// Cancelled by the user (Ctrl-C); a partial report was recorded.
     pub const CANCELLED: u8 = 130;
 }

@@ -14,6 +14,10 @@ use super::model::{
 use super::protocol::{Answer, Event, EventRecord, ImportedContext, SessionHeader, Steer};
 use crate::engine::model::Clarification;
 
+/// How a degraded-mode reason for reasoning (not search) begins: the
+/// phases the model could not do follow ("the model could not do: plan, write").
+pub const REASONING_DEGRADED: &str = "the model could not do: ";
+
 /// The phases whose failure the engine covers with `fallback`: what they
 /// then produce is no evidence that the question is answered.
 pub const FALLBACK_PHASES: &[&str] = &["plan", "review", "draft", "critique"];
@@ -546,6 +550,12 @@ impl SessionState {
     /// The iterations in which `phase` failed and fell back.
     pub fn iterations_where_failed(&self, phase: &str) -> Vec<u32> {
         self.errors.iter().filter(|e| e.phase == phase).map(|e| e.iteration).collect()
+    }
+
+    /// Whether phases the model was to do fell back to built-in results
+    /// (not search trouble): a script tells such a run apart by its exit code.
+    pub fn reasoning_degraded(&self) -> bool {
+        self.degraded.iter().any(|r| r.starts_with(REASONING_DEGRADED))
     }
 
     /// The ask still waiting for an answer, if any.

@@ -16,6 +16,11 @@ pub enum StructuredMode {
     /// `response_format: {type: json_schema}`: the server constrains decoding.
     #[default]
     JsonSchema,
+    /// Ollama's native `/api/chat` with `format: <schema>`: Ollama constrains
+    /// decoding with the schema (for Ollama versions whose OpenAI-compatible
+    /// endpoint ignores json_schema). Never reached by lowering on its own:
+    /// picked by `sleuth doctor`'s probe, or set in the config.
+    OllamaFormat,
     /// `response_format: {type: json_object}` plus the schema in the prompt.
     JsonObject,
     /// No `response_format`; the schema is in the prompt.
@@ -26,15 +31,24 @@ impl StructuredMode {
     pub fn as_str(self) -> &'static str {
         match self {
             StructuredMode::JsonSchema => "json_schema",
+            StructuredMode::OllamaFormat => "ollama_format",
             StructuredMode::JsonObject => "json_object",
             StructuredMode::Prompt => "prompt",
         }
     }
 
-    /// The next, more tolerant mode.
+    /// The server constrains decoding to the schema, so the prompt need not
+    /// carry it.
+    pub fn constrains_decoding(self) -> bool {
+        matches!(self, StructuredMode::JsonSchema | StructuredMode::OllamaFormat)
+    }
+
+    /// The next, more tolerant mode. json_schema goes to json_object, not to
+    /// ollama_format: a server that refused json_schema is not assumed to
+    /// be Ollama.
     pub fn weaker(self) -> Option<StructuredMode> {
         match self {
-            StructuredMode::JsonSchema => Some(StructuredMode::JsonObject),
+            StructuredMode::JsonSchema | StructuredMode::OllamaFormat => Some(StructuredMode::JsonObject),
             StructuredMode::JsonObject => Some(StructuredMode::Prompt),
             StructuredMode::Prompt => None,
         }
@@ -91,6 +105,10 @@ pub struct LlmConfig {
     /// REVIEW asks the model (true), or is decided without one from the
     /// retrieval evidence and the built-in checks (false: no review call).
     pub review_with_model: bool,
+    /// WRITE asks the model for the report (true), or the report is built
+    /// without a call from the best draft, whose claims are already checked
+    /// (false: one call less on the critical path, the draft's wording).
+    pub write_with_model: bool,
     /// DRAFT judges its own answer in the same reply (verdict, aspects,
     /// gaps, relevance): CRITIQUE then costs no call. Off: a separate,
     /// compact critique call (the claims and their quotes, not the sources).
@@ -165,6 +183,7 @@ impl Default for LlmConfig {
             stream_write: true,
             pricing: BTreeMap::new(),
             review_with_model: false,
+            write_with_model: true,
             self_check: true,
             fold_system_prompt: false,
             max_list_items: 8,
@@ -456,6 +475,7 @@ mod tests {
             "retry_after_max_secs",
             "stream_write",
             "review_with_model",
+            "write_with_model",
             "self_check",
             "fold_system_prompt",
             "max_list_items",

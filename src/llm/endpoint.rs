@@ -44,7 +44,14 @@ impl Message {
 pub enum Format {
     Text,
     JsonObject,
-    JsonSchema { name: String, schema: Value },
+    JsonSchema {
+        name: String,
+        schema: Value,
+    },
+    /// Ollama's native `/api/chat` with `format: <schema>` (see `ollama`).
+    OllamaSchema {
+        schema: Value,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -146,13 +153,15 @@ pub struct Endpoint {
     pub base_url: String,
     pub context_window: u32,
     client: Client<EndpointAuth>,
-    secret: Option<SecretString>,
-    limit: Arc<Semaphore>,
-    timeout: Duration,
+    /// The plain HTTP client, for Ollama's native API.
+    pub(super) http: reqwest::Client,
+    pub(super) secret: Option<SecretString>,
+    pub(super) limit: Arc<Semaphore>,
+    pub(super) timeout: Duration,
     connect_timeout: Duration,
-    policy: RetryPolicy,
+    pub(super) policy: RetryPolicy,
     mode: AtomicU8,
-    omit: HashSet<String>,
+    pub(super) omit: HashSet<String>,
     max_tokens_param: String,
 }
 
@@ -190,12 +199,13 @@ impl Endpoint {
             .build()
             .map_err(|err| SetupError::Http { url: e.base_url.clone(), message: err.to_string() })?;
         let client = Client::build(http.clone(), EndpointAuth::new(&e.base_url, secret.clone()))
-            .with_http_service(Transport::new(http));
+            .with_http_service(Transport::new(http.clone()));
         Ok(Self {
             name: e.name.clone(),
             base_url: e.base_url.clone(),
             context_window: e.context_window,
             client,
+            http,
             secret,
             limit: Arc::new(Semaphore::new(e.concurrency.max(1))),
             timeout: Duration::from_secs(e.timeout_secs.max(1)),
@@ -235,6 +245,14 @@ impl Endpoint {
         mode_of(self.mode.load(Ordering::Relaxed))
     }
 
+    /// Starts in `mode` when it is weaker than the one in force (a mode
+    /// doctor found); a stronger one is never assumed.
+    pub fn start_in(&self, mode: StructuredMode) {
+        if mode > self.mode() {
+            self.mode.store(mode_code(mode), Ordering::Relaxed);
+        }
+    }
+
     /// Moves to the next weaker mode after the endpoint rejected `from`;
     /// returns the mode now in force.
     pub fn lower_mode(&self, from: StructuredMode) -> Option<StructuredMode> {
@@ -261,6 +279,15 @@ impl Endpoint {
                 Format::JsonObject => {
                     map.insert("response_format".into(), json!({ "type": "json_object" }));
                 }
+                // A streamed call in Ollama's mode goes through the
+                // OpenAI-compatible endpoint, which maps json_schema onto
+                // the same `format`.
+                Format::OllamaSchema { schema } => {
+                    map.insert(
+                        "response_format".into(),
+                        json!({ "type": "json_schema", "json_schema": { "name": "reply", "schema": schema } }),
+                    );
+                }
                 Format::JsonSchema { name, schema } => {
                     map.insert(
                         "response_format".into(),
@@ -280,6 +307,9 @@ impl Endpoint {
 
     /// One chat completion, retried on transient failures.
     pub async fn chat(&self, req: &ChatRequest) -> Result<ChatReply, LlmError> {
+        if matches!(req.format, Format::OllamaSchema { .. }) {
+            return self.chat_ollama(req).await;
+        }
         let body = self.body(req, false);
         let started = Instant::now();
         let (result, attempts) = retry(self.policy, || self.chat_once(&body)).await;
@@ -384,15 +414,17 @@ pub fn model_served(served: &[String], wanted: &str) -> bool {
 fn mode_code(m: StructuredMode) -> u8 {
     match m {
         StructuredMode::JsonSchema => 0,
-        StructuredMode::JsonObject => 1,
-        StructuredMode::Prompt => 2,
+        StructuredMode::OllamaFormat => 1,
+        StructuredMode::JsonObject => 2,
+        StructuredMode::Prompt => 3,
     }
 }
 
 fn mode_of(code: u8) -> StructuredMode {
     match code {
         0 => StructuredMode::JsonSchema,
-        1 => StructuredMode::JsonObject,
+        1 => StructuredMode::OllamaFormat,
+        2 => StructuredMode::JsonObject,
         _ => StructuredMode::Prompt,
     }
 }

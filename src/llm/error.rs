@@ -55,6 +55,21 @@ impl LlmError {
     }
 }
 
+impl LlmError {
+    /// The endpoint cannot do structured-output `mode`: for json_schema and
+    /// json_object a refusal naming the response format; for Ollama's
+    /// native format, any 400-class refusal of `/api/chat` (a server that
+    /// is not Ollama answers 404 or 405 there).
+    pub fn rejects_mode(&self, mode: super::config::StructuredMode) -> bool {
+        match (mode, self) {
+            (super::config::StructuredMode::OllamaFormat, LlmError::Status { status, .. }) => {
+                matches!(status, 400 | 404 | 405 | 422 | 501)
+            }
+            _ => self.rejects_response_format(),
+        }
+    }
+}
+
 impl RetryClass for LlmError {
     fn is_transient(&self) -> bool {
         match self {

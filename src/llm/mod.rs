@@ -12,6 +12,7 @@ pub mod compaction;
 mod config;
 pub mod endpoint;
 pub mod error;
+mod ollama;
 pub mod probe;
 pub mod prompts;
 mod reasoner;

@@ -191,8 +191,9 @@ fn replied_ok(text: &str) -> bool {
 }
 
 /// Each mode from json_schema down: json_schema's result comes from the
-/// schema probe; json_object and prompt put the schema in the prompt, as a
-/// run does.
+/// schema probe; ollama_format asks Ollama's native API with the schema in
+/// `format`; json_object and prompt put the schema in the prompt, as a run
+/// does.
 async fn mode_probes(ep: &Endpoint, model: &str, schema: &SchemaSupport) -> Vec<(StructuredMode, Result<(), String>)> {
     let mut out = Vec::new();
     out.push((
@@ -204,6 +205,26 @@ async fn mode_probes(ep: &Endpoint, model: &str, schema: &SchemaSupport) -> Vec<
             SchemaSupport::NotProbed(why) => Err(format!("not probed ({why})")),
         },
     ));
+    // Ollama's native API, asked only when json_schema did not work there:
+    // a server that honours json_schema needs nothing else.
+    let native = if matches!(schema, SchemaSupport::Supported) {
+        Err("not probed (json_schema works)".to_string())
+    } else {
+        let request = ChatRequest {
+            model: model.to_string(),
+            messages: vec![Message::user("Reply with the JSON object {\"ok\": true} and nothing else.")],
+            format: Format::OllamaSchema { schema: probe_schema() },
+            max_tokens: 256,
+            temperature: 0.0,
+        };
+        match ep.chat(&request).await {
+            Ok(reply) if replied_ok(&reply.text) => Ok(()),
+            Ok(reply) => Err(format!("reply did not match: {}", ep.redact(&reply.text))),
+            Err(e) if e.rejects_mode(StructuredMode::OllamaFormat) => Err(format!("not Ollama's native API ({e})")),
+            Err(e) => Err(e.to_string()),
+        }
+    };
+    out.push((StructuredMode::OllamaFormat, native));
     let schema_text = probe_schema().to_string();
     for (mode, format) in [(StructuredMode::JsonObject, Format::JsonObject), (StructuredMode::Prompt, Format::Text)] {
         if mode == StructuredMode::JsonObject && ep.omits("response_format") {
@@ -304,13 +325,7 @@ pub fn apply_remembered_modes(r: &LlmReasoner, path: &std::path::Path) {
     };
     for ep in r.endpoints() {
         if let Some(target) = known.get(&ep.base_url) {
-            // Modes order strongest first: lower until the remembered one.
-            while ep.mode() < *target {
-                let before = ep.mode();
-                if ep.lower_mode(before).is_none() || ep.mode() == before {
-                    break;
-                }
-            }
+            ep.start_in(*target);
             tracing::info!(endpoint = %ep.name, mode = ep.mode().as_str(), "structured-output mode as doctor found it");
         }
     }

@@ -46,7 +46,8 @@ pub struct LlmReasoner {
     /// handed over with the role's reply or by `take_usage` (a failed or
     /// cancelled role's calls still count against the budgets).
     pending: Mutex<Vec<Usage>>,
-    /// The model-free reasoner: REVIEW when `review_with_model` is off.
+    /// The model-free reasoner: REVIEW when `review_with_model` is off,
+    /// WRITE when `write_with_model` is off.
     helper: Arc<dyn Reasoner>,
     /// DRAFT's self-checks by the draft's text: CRITIQUE answers from them.
     checks: Mutex<HashMap<u64, Critique>>,
@@ -99,7 +100,7 @@ impl LlmReasoner {
         })
     }
 
-    /// The model-free reasoner used for REVIEW (the builder passes one that
+    /// The model-free reasoner used for REVIEW and WRITE (the builder passes one that
     /// knows the local corpus's term statistics).
     pub fn with_helper(mut self, helper: Arc<dyn Reasoner>) -> Self {
         self.helper = helper;
@@ -222,6 +223,7 @@ impl LlmReasoner {
                 let (name, schema) = schema::for_call(role, limits);
                 Format::JsonSchema { name: name.to_string(), schema }
             }
+            (true, StructuredMode::OllamaFormat) => Format::OllamaSchema { schema: schema::for_call(role, limits).1 },
         };
         ChatRequest {
             model,
@@ -266,7 +268,7 @@ impl LlmReasoner {
             flight.landed();
             let reply = match answer {
                 Ok(r) => r,
-                Err(e) if call.json && e.rejects_response_format() => match ep.lower_mode(mode) {
+                Err(e) if call.json && e.rejects_mode(mode) => match ep.lower_mode(mode) {
                     Some(lower) if lower != mode => {
                         mode = lower;
                         continue;
@@ -394,7 +396,11 @@ impl Reasoner for LlmReasoner {
     }
 
     fn uses_model(&self, role: Role) -> bool {
-        role != Role::Review || self.config.review_with_model
+        match role {
+            Role::Review => self.config.review_with_model,
+            Role::Write => self.config.write_with_model,
+            _ => true,
+        }
     }
 
     async fn plan(&self, ctx: PlanContext) -> Result<Reply<PlanOutput>, ReasonerError> {
@@ -480,6 +486,9 @@ impl Reasoner for LlmReasoner {
     }
 
     async fn write(&self, ctx: WriteContext, stream: ReportStream) -> Result<Reply<WriteOutput>, ReasonerError> {
+        if !self.config.write_with_model {
+            return self.helper.write(ctx, stream).await;
+        }
         self.write_report(ctx, stream).await
     }
 

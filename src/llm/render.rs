@@ -100,7 +100,7 @@ Schema:\n{schema}"
     let mut rules = "Reply with one JSON object and nothing else: no explanation before or after it, no code \
 fences, no comments."
         .to_string();
-    if mode != StructuredMode::JsonSchema {
+    if !mode.constrains_decoding() {
         rules.push_str(&format!(" The object must match this JSON Schema:\n{schema}"));
     }
     if role == Role::Draft && limits.self_check {
@@ -126,7 +126,7 @@ pub fn claims_format_rules(mode: StructuredMode, limits: &schema::Limits) -> Str
     let mut rules = "Reply with one JSON object {\"claims\": [...]} and nothing else: no explanation, no code \
 fences."
         .to_string();
-    if mode != StructuredMode::JsonSchema {
+    if !mode.constrains_decoding() {
         rules.push_str(&format!(
             " It must match this JSON Schema:\n{}",
             serde_json::to_string(&schema).unwrap_or_default()

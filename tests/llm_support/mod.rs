@@ -69,6 +69,11 @@ pub struct FakeState {
     /// Plan queries from the words of the question (the default plans
     /// "widget facts" queries the scripted provider rotates on).
     pub queries_from_question: std::sync::atomic::AtomicBool,
+    /// Answer json_schema on the OpenAI-compatible endpoint with prose, as
+    /// an Ollama whose compatibility layer ignores it does.
+    pub schema_ignored: std::sync::atomic::AtomicBool,
+    /// Every request to Ollama's native `/api/chat`, in order.
+    pub native: Mutex<Vec<Value>>,
 }
 
 pub struct FakeLlm {
@@ -89,6 +94,16 @@ impl FakeLlm {
             .await;
         Mock::given(method("GET")).and(path("/v1/models")).respond_with(Models(state.clone())).mount(&server).await;
         Self { server, state }
+    }
+
+    /// Also serves Ollama's native `POST /api/chat` (`format: <schema>`),
+    /// replying in Ollama's shape with the same content as the OpenAI one.
+    pub async fn serve_ollama_native(&self) {
+        Mock::given(method("POST"))
+            .and(path("/api/chat"))
+            .respond_with(OllamaChat(self.state.clone()))
+            .mount(&self.server)
+            .await;
     }
 
     pub fn base_url(&self) -> String {
@@ -170,6 +185,34 @@ impl Respond for Models {
     }
 }
 
+struct OllamaChat(Arc<FakeState>);
+
+impl Respond for OllamaChat {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let s = &self.0;
+        let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+        s.native.lock().unwrap().push(body.clone());
+        let role = role_of(&body);
+        let n = {
+            let mut calls = s.calls.lock().unwrap();
+            let c = calls.entry(role.clone()).or_insert(0);
+            *c += 1;
+            *c
+        };
+        if !body["format"].is_object() {
+            return ResponseTemplate::new(400).set_body_json(json!({ "error": "format must be a JSON schema here" }));
+        }
+        let content = default_content(s, &role, &body, n);
+        let prompt = request_tokens(&body);
+        ResponseTemplate::new(200).set_body_json(json!({
+            "model": body["model"], "created_at": "2024-12-09T16:45:04.380923Z",
+            "message": { "role": "assistant", "content": content },
+            "done": true, "done_reason": "stop",
+            "prompt_eval_count": prompt, "eval_count": count_tokens(&content)
+        }))
+    }
+}
+
 struct Chat(Arc<FakeState>);
 
 impl Respond for Chat {
@@ -194,6 +237,9 @@ impl Respond for Chat {
             return ResponseTemplate::new(500).set_body_json(json!({
                 "error": { "message": "1 validation error for CreateChatCompletionRequest\nresponse_format.type\n  Input should be 'text' or 'json_object'", "type": "internal_server_error" }
             }));
+        }
+        if format == "json_schema" && s.schema_ignored.load(Ordering::SeqCst) {
+            return reply(s, &body, "Sure! The answer is that widgets connect to gadgets.".into());
         }
         if reject {
             return ResponseTemplate::new(400).set_body_json(json!({

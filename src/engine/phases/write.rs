@@ -15,6 +15,7 @@ use crate::engine::protocol::Event;
 use crate::engine::reasoner::{ReasonerError, WriteContext, WriteOutput};
 use crate::engine::render::{assemble, fallback_body};
 use crate::engine::run::{Engine, EngineError};
+use crate::engine::state::REASONING_DEGRADED;
 
 enum WriteStep {
     Chunk(Option<String>),
@@ -114,7 +115,7 @@ impl Engine {
         if failed.is_empty() {
             return Ok(None);
         }
-        let reason = format!("the model could not do: {}", failed.join(", "));
+        let reason = format!("{REASONING_DEGRADED}{}", failed.join(", "));
         if !self.state.degraded.contains(&reason) {
             let iteration = self.state.iteration();
             self.emit(Event::DegradedMode { iteration, reason: reason.clone() })?;
