@@ -163,7 +163,7 @@ pub struct Judgement {
 }
 
 /// The draft's first block of text that is not a heading.
-fn first_paragraph(markdown: &str) -> &str {
+pub fn first_paragraph(markdown: &str) -> &str {
     markdown.split("\n\n").map(str::trim).find(|b| !b.is_empty() && !b.starts_with('#')).unwrap_or_default()
 }
 

@@ -70,6 +70,7 @@ pub fn critique(
         .map(|c| (c, locate(c, sources), stemmer.stems(&c.text)))
         .collect();
     let top_weight = aspects.iter().map(|a| a.weight).fold(0.0, f64::max);
+    let opening = normalize_for_match(answer::first_paragraph(&draft.markdown));
     for a in aspects {
         // Sources whose quoted sentences support the aspect fully, or in part.
         let mut full: BTreeSet<SourceId> = BTreeSet::new();
@@ -88,7 +89,7 @@ pub fn critique(
                 if support.literal >= 1.0 - 1e-9 {
                     mentions.insert(id);
                 }
-                if support.full(a) {
+                if support.full(a) && in_context(a, aspects, claim, *si, *sentence, stems, &opening, sources, w) {
                     full.insert(id);
                 } else if support.on() || claim.aspect.as_deref() == Some(a.label.as_str()) {
                     partial.insert(id);
@@ -177,6 +178,38 @@ pub fn critique(
         answer_relevance: None,
         unanswered: false,
     }
+}
+
+/// Review relevance from which a source is about the question as a whole.
+const IN_CONTEXT_RELEVANCE: f64 = 0.5;
+
+/// Whether a claim answers aspect `a` in the question's context, not
+/// merely holds its words: it is part of the direct answer, or its sentence,
+/// heading or page title also holds a term of another aspect asked, or its
+/// source is clearly about the question (a
+/// question of one aspect is its own context).
+#[allow(clippy::too_many_arguments)]
+fn in_context(
+    a: &Aspect,
+    aspects: &[Aspect],
+    claim: &Claim,
+    si: usize,
+    sentence: Option<usize>,
+    stems: &[String],
+    opening: &str,
+    sources: &[Src<'_>],
+    w: &Weights,
+) -> bool {
+    let others: Vec<&Aspect> = aspects.iter().filter(|o| !o.related && o.label != a.label).collect();
+    // A source the review found clearly on the question speaks in its context.
+    let on_question = f64::from(sources[si].doc.relevance.unwrap_or(0.0)) >= IN_CONTEXT_RELEVANCE;
+    if a.related || others.is_empty() || on_question || opening.contains(&normalize_for_match(&claim.text)) {
+        return true;
+    }
+    others.iter().any(|o| match sentence {
+        Some(i) => sentence_support(o, &sources[si].an, i, w).context > 0.0,
+        None => coverage(o, |k| stems.binary_search_by(|s| s.as_str().cmp(k)).is_ok(), w) > 0.0,
+    })
 }
 
 /// Records the judgement of the direct answer: its relevance, and whether

@@ -375,7 +375,9 @@ pub fn draft(
         }
         if sections[ai].is_empty() {
             // An aspect the answer covers needs no empty section of its own.
-            if !lead.iter().any(|p| (p.first..=p.last).any(|i| covers(&sources[p.source], i, a, w))) {
+            let answered = lead.iter().any(|p| (p.first..=p.last).any(|i| covers(&sources[p.source], i, a, w)))
+                || more.iter().any(|&i| cands[i].on[ai]);
+            if !answered {
                 md.push_str(&format!("\n## {}\n\n", heading_label(&a.label)));
                 md.push_str("_None of the sources found addresses this._\n");
             }

@@ -183,3 +183,20 @@ async fn an_aspect_no_quoted_sentence_supports_is_a_gap() {
     let one = critique(sources, &[(1, SAYS_SAFE)]).await;
     assert!(one.weak_aspects.contains(safe), "{one:?}");
 }
+
+#[tokio::test]
+async fn a_sentence_counts_for_an_aspect_only_in_the_questions_context() {
+    // "thread-safe" appears in a page about something else (a low review
+    // relevance), in a sentence with no word of the other aspect asked.
+    let aside = "The spline cache is thread-safe when the quux registry is not involved at all.";
+    let page = |relevance: f32| {
+        let mut d = doc(1, "Splines", &format!("# Splines\nSplines bend smoothly between points. {aside}"));
+        d.relevance = Some(relevance);
+        d
+    };
+    let off = critique(vec![page(0.2)], &[(1, aside)]).await;
+    let safe = off.aspects_required.iter().find(|a| a.contains("thread-safe")).unwrap().clone();
+    assert!(off.gaps.contains(&safe), "a word in passing answers nothing: {off:?}");
+    let on = critique(vec![page(0.9)], &[(1, aside)]).await;
+    assert!(on.aspects_addressed.contains(&safe), "a source about the question speaks in its context: {on:?}");
+}
