@@ -11,6 +11,7 @@
 mod analysis;
 mod answer;
 mod aspects;
+mod candidates;
 mod clusters;
 mod config;
 mod critique;
