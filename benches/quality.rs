@@ -302,6 +302,9 @@ fn main() {
     }
     let defects: usize = rows.iter().map(|r| r.defects.len()).sum();
     println!("report defects (sentence quoted twice, “Related:” section): {defects}");
+    // A report that repeats itself or grows sections of common words is a
+    // regression whatever the figures say: the benchmark fails on it.
+    assert_eq!(defects, 0, "reports with defects (listed above)");
     // Search latency over every query the sessions ran (3 rounds, warm).
     let queries: Vec<&String> = rows.iter().flat_map(|r| &r.queries).collect();
     let mut times = Vec::new();

@@ -10,6 +10,7 @@ use super::candidates::{Candidate, NEAR_IDENTICAL, candidates, pick, similarity,
 use super::config::BuiltinConfig;
 use super::rarity::Weights;
 use crate::engine::model::{Citation, Claim, Draft};
+use crate::text::normalize_for_match;
 
 /// Below this share of the best section sentence's worth, a sentence is
 /// too loosely tied to the question to appear anywhere in the report.
@@ -136,13 +137,19 @@ pub fn draft(
     // unless the neighbour is quoted already: no sentence twice.
     let mut quoted: Vec<(usize, usize)> = lead.iter().flat_map(|p| (p.first..=p.last).map(|i| (p.source, i))).collect();
     quoted.extend(more.iter().chain(sections.iter().flatten()).map(|&i| (cands[i].source, cands[i].sentence)));
+    // The neighbours' words count too: two pages can share a sentence.
+    let said_of = |si: usize, k: usize| normalize_for_match(sources[si].an.sentence_text(&sources[si].doc.text, k));
+    let mut said: Vec<String> = quoted.iter().map(|&(si, k)| said_of(si, k)).collect();
     for &i in more.iter().chain(sections.iter().flatten()) {
         let (si, sentence) = (cands[i].source, cands[i].sentence);
         if let Some((text, from, to)) = with_context(&sources[si], sentence) {
-            let overlaps = (from..=to).any(|k| k != sentence && quoted.contains(&(si, k)));
+            let overlaps = (from..=to)
+                .filter(|&k| k != sentence)
+                .any(|k| quoted.contains(&(si, k)) || said.contains(&said_of(si, k)));
             if !overlaps {
                 cands[i].text = text;
                 quoted.extend((from..=to).map(|k| (si, k)));
+                said.extend((from..=to).map(|k| said_of(si, k)));
             }
         }
     }
@@ -219,8 +226,8 @@ pub fn draft(
             .iter()
             .copied()
             .filter(|&i| {
-                let t = crate::text::normalize_for_match(&cands[i].text);
-                !claims.iter().any(|c: &Claim| crate::text::normalize_for_match(&c.text).contains(&t))
+                let t = normalize_for_match(&cands[i].text);
+                !claims.iter().any(|c: &Claim| normalize_for_match(&c.text).contains(&t))
             })
             .collect();
         if fresh.is_empty() {
@@ -228,8 +235,8 @@ pub fn draft(
         }
         md.push_str(&format!("\n## {}\n\n", heading_label(&a.label)));
         for i in fresh {
-            let t = crate::text::normalize_for_match(&cands[i].text);
-            if claims.iter().any(|c: &Claim| crate::text::normalize_for_match(&c.text).contains(&t)) {
+            let t = normalize_for_match(&cands[i].text);
+            if claims.iter().any(|c: &Claim| normalize_for_match(&c.text).contains(&t)) {
                 continue;
             }
             md.push_str(&format!("- {} [{}]\n", cands[i].text, id(cands[i].source).0));
