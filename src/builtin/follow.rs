@@ -13,7 +13,7 @@ use super::analysis::Stemmer;
 use super::answer;
 use super::aspects::Aspect;
 use super::rarity::Weights;
-use crate::engine::model::PlannedQuery;
+use crate::engine::model::{PlannedQuery, SourceVerdict};
 use crate::engine::reasoner::PlanOutput;
 use crate::search::local::LocalCorpus;
 use crate::text::normalize_for_match;
@@ -165,6 +165,31 @@ pub fn add_reads(out: &mut PlanOutput, reads: &[Read], already_run: &[String], m
         }
         if seen.insert(normalize_for_match(&q.text)) {
             out.queries.push(q);
+        }
+    }
+}
+
+/// REVIEW of read pages: a page reached by following a link of a kept
+/// source's section is vouched for by the passage that named it, although
+/// it rarely repeats the question's words (an item's page describes the
+/// item, not the question). An off-topic verdict on such a page is lifted
+/// when it shares any of the question's terms; its own relevance stays as
+/// measured, and the verdict says which source linked it.
+pub fn vouch(verdicts: &mut [SourceVerdict], candidates: &[Src<'_>], kept: &[Src<'_>], links: &dyn Links) {
+    for v in verdicts.iter_mut().filter(|v| !v.kept && v.reason.as_deref() == Some("off_topic") && v.relevance > 0.0) {
+        let Some(c) = candidates.iter().find(|c| c.doc.meta.id == v.id) else { continue };
+        let target = c.doc.meta.canonical.as_str();
+        // Found by a read: the query that found it is its path.
+        if c.doc.meta.query != target {
+            continue;
+        }
+        let linked_from = kept.iter().find(|k| {
+            links.section_links(&k.doc.meta.canonical).iter().any(|(_, targets)| targets.iter().any(|t| t == target))
+        });
+        if let Some(from) = linked_from {
+            v.kept = true;
+            v.reason = None;
+            v.signals = vec![format!("read: linked from {}", from.doc.meta.id)];
         }
     }
 }

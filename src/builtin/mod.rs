@@ -208,7 +208,11 @@ impl Reasoner for BuiltinReasoner {
         let aspects = self.aspects(&ctx.question, &weights, &mut stemmer);
         let cstems = constraint_stems(&ctx.constraints, &ctx.question, &mut stemmer);
         let chosen = chosen_stems(&ctx.constraints, &ctx.question, &mut stemmer);
-        Ok(Reply::free(review::review(&candidates, &kept, &aspects, &weights, &cstems, &chosen, &self.cfg)))
+        let mut verdicts = review::review(&candidates, &kept, &aspects, &weights, &cstems, &chosen, &self.cfg);
+        if let Some(links) = &self.links {
+            follow::vouch(&mut verdicts, &candidates, &kept, links.as_ref());
+        }
+        Ok(Reply::free(verdicts))
     }
 
     async fn draft(&self, ctx: DraftContext) -> Result<Reply<Draft>, ReasonerError> {
