@@ -4,6 +4,7 @@
 //! question's words; no query built from the question reaches it, the link
 //! of the kept section does, the read is recorded in the reflection log, and
 //! the page ends up among the kept sources.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 use std::path::Path;
 use std::sync::Arc;
