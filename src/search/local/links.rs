@@ -16,7 +16,7 @@ use super::schema::KIND_PASSAGE;
 use super::search::PassageHit;
 
 /// Passages of one page read for its links.
-const MAX_PASSAGES: usize = 400;
+const MAX_PASSAGES: usize = 1000;
 
 /// One section's links.
 #[derive(Debug, Clone, PartialEq)]
