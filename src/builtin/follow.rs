@@ -23,6 +23,9 @@ pub trait Links: Send + Sync {
     /// Per section of the page at `path`: its heading and link targets
     /// (corpus paths). Empty when the page is unknown.
     fn section_links(&self, path: &str) -> Vec<(Option<String>, Vec<String>)>;
+    /// The canonical path of the indexed page at `path`; `None` when no
+    /// page is indexed there (an image, a skipped or redirecting file).
+    fn page_path(&self, path: &str) -> Option<String>;
 }
 
 impl Links for LocalCorpus {
@@ -30,6 +33,10 @@ impl Links for LocalCorpus {
         LocalCorpus::section_links(self, path)
             .map(|v| v.into_iter().map(|s| (s.heading, s.links)).collect())
             .unwrap_or_default()
+    }
+
+    fn page_path(&self, path: &str) -> Option<String> {
+        self.read_page(path).ok().flatten().map(|hit| hit.path)
     }
 }
 
@@ -120,6 +127,11 @@ pub fn reads(
             let in_passage = if squashed.contains(&whole) { 1.0 } else { share(&said) };
             let value = weight * (in_passage + 0.5 * share(&question));
             if value <= 0.0 {
+                continue;
+            }
+            // Only a page the index holds can be read (its canonical copy).
+            let Some(target) = links.page_path(target) else { continue };
+            if known.contains(target.as_str()) || target == page {
                 continue;
             }
             let from = heading.as_deref().map_or(String::new(), |h| format!(" “{h}”"));
