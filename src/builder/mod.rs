@@ -174,10 +174,15 @@ impl Runtime {
         let names: Vec<&String> = self.config.search.chains.iter().flatten().collect();
         let uses_local = names.iter().any(|p| p.as_str() == "local");
         let only_local = names.iter().all(|p| p.as_str() == "local");
-        let corpus = if uses_local { self.providers.opened_corpus() } else { None };
-        let corpus = corpus.map(|c| c as Arc<dyn Rarity>);
+        let local = if uses_local { self.providers.opened_corpus() } else { None };
+        let corpus = local.clone().map(|c| c as Arc<dyn Rarity>);
         let share = if only_local { 1.0 } else { 0.5 };
-        Arc::new(BuiltinReasoner::new(self.config.builtin.clone(), corpus, share))
+        let reasoner = BuiltinReasoner::new(self.config.builtin.clone(), corpus, share);
+        match local {
+            // READ: the corpus's links are followed too.
+            Some(c) => Arc::new(reasoner.with_links(c)),
+            None => Arc::new(reasoner),
+        }
     }
 
     /// The engine's parts for a session in `dir` writing to `log`.

@@ -16,6 +16,7 @@ mod clusters;
 mod config;
 mod critique;
 mod draft;
+mod follow;
 mod plan;
 mod rarity;
 mod related;
@@ -29,6 +30,7 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 
 pub use config::BuiltinConfig;
+pub use follow::Links;
 pub use rarity::Rarity;
 
 use crate::engine::model::{Clarification, Critique, Draft, SourceVerdict};
@@ -40,6 +42,9 @@ use analysis::{AnalyzedDoc, Stemmer, analyze};
 use aspects::Aspect;
 use rarity::Weights;
 
+/// Links followed (pages read) per refinement, at most.
+const MAX_READS: usize = 3;
+
 /// A source with its analysis.
 pub struct Src<'a> {
     pub doc: &'a SourceDoc,
@@ -50,6 +55,8 @@ pub struct BuiltinReasoner {
     cfg: BuiltinConfig,
     corpus: Option<Arc<dyn Rarity>>,
     corpus_share: f64,
+    /// The corpus's section links, for READ (link following).
+    links: Option<Arc<dyn Links>>,
     /// Analyses by text hash: a source is analysed once per session.
     cache: Mutex<HashMap<String, Arc<AnalyzedDoc>>>,
 }
@@ -59,7 +66,13 @@ impl BuiltinReasoner {
     /// it; `corpus_share`: how much to trust them against the session's
     /// own sources (1 when the local corpus is the only provider).
     pub fn new(cfg: BuiltinConfig, corpus: Option<Arc<dyn Rarity>>, corpus_share: f64) -> Self {
-        Self { cfg, corpus, corpus_share, cache: Mutex::new(HashMap::new()) }
+        Self { cfg, corpus, corpus_share, links: None, cache: Mutex::new(HashMap::new()) }
+    }
+
+    /// Follows the links of the best passages' sections in `links` (READ).
+    pub fn with_links(mut self, links: Arc<dyn Links>) -> Self {
+        self.links = Some(links);
+        self
     }
 
     fn analyzed<'a>(&self, docs: &'a [SourceDoc], stemmer: &mut Stemmer) -> Vec<Src<'a>> {
@@ -175,7 +188,14 @@ impl Reasoner for BuiltinReasoner {
         let aspects = self.with_related(aspects, &named, &weights, &mut stemmer);
         let out = match ctx.strategy {
             None => plan::first_plan(&ctx, &aspects, &weights, &mut stemmer, &self.corpus_note()),
-            Some(strategy) => plan::refine_plan(&ctx, strategy, &aspects, &weights, &sources, &mut stemmer),
+            Some(strategy) => {
+                let mut out = plan::refine_plan(&ctx, strategy, &aspects, &weights, &sources, &mut stemmer);
+                if let Some(links) = &self.links {
+                    let reads = follow::reads(&sources, &aspects, &weights, links.as_ref(), &mut stemmer, MAX_READS);
+                    follow::add_reads(&mut out, &reads, &ctx.already_run, ctx.max_queries);
+                }
+                out
+            }
         };
         Ok(Reply::free(out))
     }
@@ -189,7 +209,11 @@ impl Reasoner for BuiltinReasoner {
         let aspects = self.aspects(&ctx.question, &weights, &mut stemmer);
         let cstems = constraint_stems(&ctx.constraints, &ctx.question, &mut stemmer);
         let chosen = chosen_stems(&ctx.constraints, &ctx.question, &mut stemmer);
-        Ok(Reply::free(review::review(&candidates, &kept, &aspects, &weights, &cstems, &chosen, &self.cfg)))
+        let mut verdicts = review::review(&candidates, &kept, &aspects, &weights, &cstems, &chosen, &self.cfg);
+        if let Some(links) = &self.links {
+            follow::vouch(&mut verdicts, &candidates, &kept, links.as_ref());
+        }
+        Ok(Reply::free(verdicts))
     }
 
     async fn draft(&self, ctx: DraftContext) -> Result<Reply<Draft>, ReasonerError> {

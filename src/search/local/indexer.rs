@@ -343,6 +343,9 @@ fn process(
             doc.add_text(fields.heading, h);
         }
         doc.add_text(fields.body, &p.text);
+        if !p.links.is_empty() {
+            doc.add_text(fields.links, p.links.join(" "));
+        }
         doc.add_u64(fields.words, p.text.split_whitespace().count() as u64);
         doc.add_text(fields.lang, &content.lang);
         writer.add_document(doc).map_err(CorpusError::index)?;

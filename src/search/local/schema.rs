@@ -41,6 +41,9 @@ pub struct Fields {
     pub mtime: Field,
     /// Passage documents: words in the passage (a column, for ranking).
     pub words: Field,
+    /// Passage documents: its section's link targets, space-separated, on
+    /// the section's first passage (stored, not searched): what READ follows.
+    pub links: Field,
 }
 
 pub fn schema() -> (Schema, Fields) {
@@ -64,6 +67,7 @@ pub fn schema() -> (Schema, Fields) {
         page_text: b.add_text_field("page_text", STORED),
         mtime: b.add_u64_field("mtime", INDEXED | STORED),
         words: b.add_u64_field("words", FAST),
+        links: b.add_text_field("links", STORED),
     };
     (b.build(), fields)
 }
@@ -83,5 +87,6 @@ pub fn fields_of(schema: &Schema) -> Option<Fields> {
         page_text: f("page_text")?,
         mtime: f("mtime")?,
         words: f("words")?,
+        links: f("links")?,
     })
 }

@@ -137,6 +137,10 @@ impl LocalCorpus {
         limit: usize,
         ranking: &Ranking,
     ) -> Result<Vec<PassageHit>, CorpusError> {
+        // A query that is a page's path reads that page: how READ searches.
+        if let Some(hit) = self.read_page(text)? {
+            return Ok(vec![hit]);
+        }
         let Some(query) = self.build_query(text, exclude, ranking) else { return Ok(Vec::new()) };
         let searcher = self.reader.searcher();
         let want = self.cfg.candidates_per_query.max(limit * 4);

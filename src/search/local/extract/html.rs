@@ -144,6 +144,8 @@ struct State<'p> {
     pre: Option<String>,
     pending_id: Option<String>,
     links: Vec<String>,
+    /// Links inside the heading being read.
+    heading_links: Vec<String>,
 }
 
 impl State<'_> {
@@ -236,6 +238,11 @@ impl State<'_> {
             if let Some(href) = attr(attrs, b"href")
                 && let Some(target) = resolve_link(self.rel_path, &String::from_utf8_lossy(href))
             {
+                // A link in a heading belongs to the section it opens.
+                let section = if self.heading.is_some() { &mut self.heading_links } else { &mut self.current.links };
+                if !section.contains(&target) && target != self.rel_path {
+                    section.push(target.clone());
+                }
                 self.links.push(target);
             }
         } else if name.eq_ignore_ascii_case(b"td") || name.eq_ignore_ascii_case(b"th") {
@@ -302,7 +309,10 @@ impl State<'_> {
 
     fn new_section(&mut self, heading: Option<String>, anchor: Option<String>) {
         self.flush_para();
-        let done = std::mem::replace(&mut self.current, Section { heading, anchor, blocks: Vec::new() });
+        let done = std::mem::replace(
+            &mut self.current,
+            Section { heading, anchor, blocks: Vec::new(), links: std::mem::take(&mut self.heading_links) },
+        );
         if !done.blocks.is_empty() || done.heading.is_some() {
             self.sections.push(done);
         }
@@ -364,6 +374,7 @@ fn extract_region(html: &str, rel_path: &str, region: &'static [u8]) -> Result<E
         pre: None,
         pending_id: None,
         links: Vec::new(),
+        heading_links: Vec::new(),
     };
     for token in Scanner::new(html.as_bytes()) {
         match token {

@@ -1,7 +1,7 @@
 //! Markdown and plain-text files: sections at `#` headings, paragraphs at
 //! blank lines, fenced code kept as code.
 
-use super::{Block, Page, Section, slug};
+use super::{Block, Page, Section, resolve_link, slug};
 
 /// A page from Markdown source. The title is the first heading, else `fallback_title`.
 pub fn extract_markdown(text: &str, fallback_title: &str) -> Page {
@@ -43,7 +43,7 @@ pub fn extract_markdown(text: &str, fallback_title: &str) -> Page {
             }
             let done = std::mem::replace(
                 &mut current,
-                Section { heading: Some(heading.to_string()), anchor: Some(slug(heading)), blocks: Vec::new() },
+                Section { heading: Some(heading.to_string()), anchor: Some(slug(heading)), ..Section::default() },
             );
             if !done.blocks.is_empty() {
                 sections.push(done);
@@ -70,6 +70,44 @@ pub fn extract_markdown(text: &str, fallback_title: &str) -> Page {
     Page { title: title.unwrap_or_else(|| fallback_title.to_string()), lang: None, sections, links: Vec::new() }
 }
 
+/// Fills each section's links from the inline links of its paragraphs
+/// (`[text](target)`, images left out), resolved against `rel_path`. The
+/// page's own link list (duplicate and stub detection) is left as it is.
+pub fn link_sections(page: &mut Page, rel_path: &str) {
+    for section in &mut page.sections {
+        for block in &section.blocks {
+            let Block::Para(text) = block else { continue };
+            for href in inline_targets(text) {
+                if let Some(target) = resolve_link(rel_path, href)
+                    && target != rel_path
+                    && !section.links.contains(&target)
+                {
+                    section.links.push(target);
+                }
+            }
+        }
+    }
+}
+
+/// The targets of `[text](target "title")` links in `text`.
+fn inline_targets(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("](") {
+        let before = &rest[..at];
+        let is_image = before.rfind('[').is_some_and(|open| before[..open].ends_with('!'));
+        let after = &rest[at + 2..];
+        let end = after.find(')').unwrap_or(after.len());
+        if let Some(target) = after[..end].split_whitespace().next()
+            && !is_image
+        {
+            out.push(target.trim_matches(['<', '>']));
+        }
+        rest = &after[end..];
+    }
+    out
+}
+
 /// A page from plain text: paragraphs at blank lines, no headings.
 pub fn extract_plain(text: &str, fallback_title: &str) -> Page {
     // A plain-text file's title is its first line when that line stands
@@ -94,7 +132,11 @@ pub fn extract_plain(text: &str, fallback_title: &str) -> Page {
             para.push(line);
         }
     }
-    let sections = if blocks.is_empty() { Vec::new() } else { vec![Section { heading: None, anchor: None, blocks }] };
+    let sections = if blocks.is_empty() {
+        Vec::new()
+    } else {
+        vec![Section { heading: None, anchor: None, blocks, links: Vec::new() }]
+    };
     Page { title, lang: None, sections, links: Vec::new() }
 }
 

@@ -8,7 +8,7 @@ mod readable;
 mod scan;
 
 pub use html::extract_html;
-pub use markdown::{extract_markdown, extract_plain};
+pub use markdown::{extract_markdown, extract_plain, link_sections};
 
 /// A paragraph of prose or a block of code.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,6 +23,9 @@ pub struct Section {
     /// The heading's fragment id, for `path#anchor` locators.
     pub anchor: Option<String>,
     pub blocks: Vec<Block>,
+    /// Corpus-relative targets of the links in its content, in order, once
+    /// each: the items and chapters the section mentions (what READ follows).
+    pub links: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,7 +118,11 @@ pub fn extract(kind: FileKind, text: &str, rel_path: &str) -> Extracted {
     let stem = stem.rsplit_once('.').map_or(stem, |(s, _)| s);
     let page = match kind {
         FileKind::Html => return extract_html(text, rel_path),
-        FileKind::Markdown => extract_markdown(text, stem),
+        FileKind::Markdown => {
+            let mut page = extract_markdown(text, stem);
+            link_sections(&mut page, rel_path);
+            page
+        }
         FileKind::Text => extract_plain(text, stem),
     };
     if page.sections.is_empty() { Extracted::Skipped(SkipReason::Empty) } else { Extracted::Page(page) }
@@ -253,6 +260,9 @@ pub struct Passage {
     pub heading: Option<String>,
     pub anchor: Option<String>,
     pub text: String,
+    /// Its section's links, on the section's first passage only: stored
+    /// once per section, read back per section.
+    pub links: Vec<String>,
 }
 
 /// Splits a page into passages of about `target_words` words, never across
@@ -263,12 +273,14 @@ pub fn passages(page: &Page, target_words: usize) -> Vec<Passage> {
     for s in &page.sections {
         let mut text = String::new();
         let mut words = 0;
+        let mut links = Some(&s.links);
         let mut emit = |text: &mut String, words: &mut usize| {
             if !text.trim().is_empty() {
                 out.push(Passage {
                     heading: s.heading.clone(),
                     anchor: s.anchor.clone(),
                     text: text.trim_end().to_string(),
+                    links: links.take().cloned().unwrap_or_default(),
                 });
             }
             text.clear();
@@ -342,14 +354,22 @@ mod tests {
                     heading: Some("A".into()),
                     anchor: Some("a".into()),
                     blocks: vec![Block::Para("short one.".into())],
+                    links: Vec::new(),
                 },
-                Section { heading: Some("B".into()), anchor: Some("b".into()), blocks: vec![Block::Para(long)] },
+                Section {
+                    heading: Some("B".into()),
+                    anchor: Some("b".into()),
+                    blocks: vec![Block::Para(long)],
+                    links: vec!["b.html".into()],
+                },
             ],
             links: vec![],
         };
         let ps = passages(&page, 100);
         assert_eq!(ps[0].anchor.as_deref(), Some("a"));
         assert_eq!(ps.len(), 1 + 5);
+        assert_eq!(ps[1].links, vec!["b.html".to_string()], "a section's links ride on its first passage");
+        assert!(ps[0].links.is_empty() && ps[2..].iter().all(|p| p.links.is_empty()));
         assert!(ps[1..].iter().all(|p| p.heading.as_deref() == Some("B") && p.text.split_whitespace().count() == 100));
         assert!(page.render().starts_with("# T\n\n## A\n\nshort one.\n\n## B\n\nw0 w1"));
     }
