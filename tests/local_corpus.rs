@@ -3,9 +3,13 @@
 //! the built-in reasoner in the real engine, and the real binary.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
+#[path = "corpora/mercury.rs"]
+mod mercury;
+
 use std::path::Path;
 use std::sync::Arc;
 
+use mercury::mercury_docs;
 use sleuth::builtin::{BuiltinConfig, BuiltinReasoner, Rarity};
 use sleuth::engine::memory::{InMemoryStore, MemorySettings, MemoryStore};
 use sleuth::engine::model::Action;
@@ -94,47 +98,6 @@ fn error_docs(root: &Path) {
     huge.set_len(50 << 20).expect("set_len");
     #[cfg(unix)]
     std::os::unix::fs::symlink(root.join("guide"), root.join("guide/loop")).expect("symlink");
-}
-
-/// Two unrelated meanings of "mercury".
-fn mercury_docs(root: &Path) {
-    let planet = [
-        (
-            "planet/overview.md",
-            "Mercury the planet",
-            "Mercury is the smallest planet of the solar system and the closest planet to the sun. Its orbit around the sun takes eighty-eight days, the shortest orbit of any planet. The surface of the planet is covered in craters.",
-        ),
-        (
-            "planet/orbit.md",
-            "The orbit of Mercury",
-            "Mercury moves on an eccentric orbit around the sun. Astronomers measured the precession of its orbit, which general relativity explained. The planet has almost no atmosphere, so craters and cliffs cover its surface.",
-        ),
-        (
-            "planet/missions.md",
-            "Missions to Mercury",
-            "Two spacecraft have visited the planet Mercury: one flew past the planet three times and another orbited it for years. They mapped the craters of the planet and studied how the sun heats its surface during its orbit.",
-        ),
-    ];
-    let metal = [
-        (
-            "element/overview.md",
-            "Mercury the element",
-            "Mercury is a chemical element and the only metal that is liquid at room temperature. The liquid metal is dense and silvery, and it was once common in thermometers. Mercury vapour is toxic, so the metal must be handled with care.",
-        ),
-        (
-            "element/toxicity.md",
-            "Toxicity of mercury",
-            "Mercury compounds are toxic to the nervous system. The metal and its vapour accumulate in fish, and eating contaminated fish is the main way people take in the element. Old thermometers release the toxic liquid when they break.",
-        ),
-        (
-            "element/uses.md",
-            "Uses of mercury",
-            "The liquid metal mercury was used in thermometers, barometers and dental fillings. Gold miners mix the element with ore because the metal dissolves gold, which releases toxic vapour. Many countries have since banned the metal in thermometers.",
-        ),
-    ];
-    for (rel, title, text) in planet.iter().chain(metal.iter()) {
-        write(root, rel, format!("# {title}\n\n{text}\n"));
-    }
 }
 
 fn corpus(root: &Path, home: &Path) -> Arc<LocalCorpus> {
