@@ -171,12 +171,13 @@ pub fn draft(
         md.push_str("The sources found do not answer this question directly.\n");
     } else {
         let mut parts = Vec::new();
+        let mut labels = Vec::new();
         for p in &lead {
             let src = &sources[p.source];
             let said: Vec<String> = (p.first..=p.last)
                 .map(|i| src.an.sentence_text(&src.doc.text, i).split_whitespace().collect::<Vec<_>>().join(" "))
                 .collect();
-            parts.push(format!("{} [{}]", said.join(" "), id(p.source).0));
+            parts.push(labelled(src, p.first, &said.join(" "), id(p.source).0, &mut labels));
             let best = aspects.iter().filter(|a| !a.related).max_by(|a, b| a.weight.total_cmp(&b.weight));
             claims.extend(said.into_iter().map(|text| Claim {
                 citations: vec![Citation { source: id(p.source), quote: text.clone() }],
@@ -185,7 +186,8 @@ pub fn draft(
             }));
         }
         for &i in &more {
-            parts.push(format!("{} [{}]", cands[i].text, id(cands[i].source).0));
+            let c = &cands[i];
+            parts.push(labelled(&sources[c.source], c.sentence, &c.text, id(c.source).0, &mut labels));
             claims.push(cite(&cands[i], best_aspect(&cands[i])));
         }
         md.push_str(&parts.join(" "));
@@ -247,6 +249,25 @@ pub fn draft(
         md.push_str(&format!("\n{SEE_ALSO}{}.\n", see_also.join("; ")));
     }
     Draft { markdown: md, claims }
+}
+
+/// A quote of the direct answer with where it stands: its section's
+/// heading (the page's title on a page without one), once per label, in
+/// italics before it. A quote read alone loses what its section says it is
+/// about ("Preventing Reference Cycles Using `Weak<T>`", "Struct
+/// `BinaryHeap`"); the label gives it back.
+fn labelled(src: &Src<'_>, sentence: usize, text: &str, id: u32, labels: &mut Vec<String>) -> String {
+    let heading = src.an.sentences.get(sentence).and_then(|s| s.heading).and_then(|h| src.an.headings.get(h));
+    let title = src.doc.meta.title.split(" - ").next().unwrap_or_default();
+    let label = crate::text::sanitize_inline(heading.map_or(title, |(h, _)| h.as_str()));
+    let label = label.trim().trim_end_matches(':').trim();
+    let said = normalize_for_match(text);
+    let key = normalize_for_match(label);
+    if label.is_empty() || key.is_empty() || said.contains(&key) || labels.contains(&key) {
+        return format!("{text} [{id}]");
+    }
+    labels.push(key);
+    format!("*{}:* {text} [{id}]", label.replace('*', ""))
 }
 
 /// How much more of the question a passage must hold jointly than the
