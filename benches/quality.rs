@@ -147,7 +147,7 @@ async fn run_one(q: &Question, corpus: &Arc<LocalCorpus>, config: &Config) -> Ro
     let gold: Vec<String> = q.gold.iter().map(|g| equivalent(g)).collect();
     let mark = |p: &String| if gold.contains(&equivalent(p)) { format!("*{p}") } else { p.clone() };
     let detail = format!(
-        "  aspects: {}\n  plan: {}\n  queries: {}\n  cited: {}\n  baseline: {}\n  gold: {}\n  facts missing: {}\n",
+        "  aspects: {}\n  plan: {}\n  queries: {}\n  cited: {}\n  baseline: {}\n  gold: {}\n  facts missing: {}\n  first paragraph: {}\n",
         state
             .iterations
             .first()
@@ -159,7 +159,8 @@ async fn run_one(q: &Question, corpus: &Arc<LocalCorpus>, config: &Config) -> Ro
         cited.iter().map(mark).collect::<Vec<_>>().join(" "),
         baseline.iter().map(mark).collect::<Vec<_>>().join(" "),
         q.gold.join(" "),
-        q.facts.iter().filter(|f| !report.contains(&f.to_lowercase())).cloned().collect::<Vec<_>>().join(", ")
+        q.facts.iter().filter(|f| !report.contains(&f.to_lowercase())).cloned().collect::<Vec<_>>().join(", "),
+        first_paragraph(state.report.as_ref().map(|r| r.markdown.as_str()).unwrap_or_default()),
     );
     Row {
         id: q.id.clone(),

@@ -59,6 +59,12 @@ pub fn draft(
     // clearly more of the question jointly, which then leads (a comparison's
     // answer names everything compared in one place).
     let n = aspects.iter().filter(|a| !a.related).count().max(1) as f64;
+    // The direct answer comes from the sources the retrieval evidence
+    // stands behind most: a sentence of a page barely kept matches words,
+    // one of the page about the question answers it.
+    let rel = |si: usize| f64::from(sources[si].doc.relevance.unwrap_or(0.5));
+    let top_rel = (0..sources.len().min(cfg.draft_sources)).map(rel).fold(0.0, f64::max).max(1e-9);
+    let focus = |si: usize| (rel(si) / top_rel).powf(FOCUS_POWER);
     let answer_worth = |c: &Candidate| {
         let covered = (0..aspects.len()).filter(|&k| c.full[k] && !aspects[k].related).count() as f64;
         let held: Vec<f64> = (0..c.central.len()).filter(|&k| c.on[k]).map(|k| c.central[k]).collect();
@@ -67,7 +73,7 @@ pub fn draft(
         if c.dangling || !on_question {
             0.0
         } else {
-            c.score * ((covered + 0.5) / (n + 0.5)).sqrt() * (0.6 + 0.4 * central)
+            c.score * ((covered + 0.5) / (n + 0.5)).sqrt() * (0.6 + 0.4 * central) * focus(c.source)
         }
     };
     let mut picked_taken = taken.clone();
@@ -259,7 +265,10 @@ pub fn draft(
 fn labelled(src: &Src<'_>, sentence: usize, text: &str, id: u32, labels: &mut Vec<String>) -> String {
     let heading = src.an.sentences.get(sentence).and_then(|s| s.heading).and_then(|h| src.an.headings.get(h));
     let title = src.doc.meta.title.split(" - ").next().unwrap_or_default();
-    let label = crate::text::sanitize_inline(heading.map_or(title, |(h, _)| h.as_str()));
+    // A heading that is a code signature or a single word ("Examples")
+    // says less than the page's title.
+    let telling = |h: &str| h.split_whitespace().count() > 1 && !h.contains(['(', '{', '<', '='] ) && !h.starts_with("pub ");
+    let label = crate::text::sanitize_inline(heading.map(|(h, _)| h.as_str()).filter(|h| telling(h)).unwrap_or(title));
     let label = label.trim().trim_end_matches(':').trim();
     let said = normalize_for_match(text);
     let key = normalize_for_match(label);
@@ -269,6 +278,9 @@ fn labelled(src: &Src<'_>, sentence: usize, text: &str, id: u32, labels: &mut Ve
     labels.push(key);
     format!("*{}:* {text} [{id}]", label.replace('*', ""))
 }
+
+/// How sharply the direct answer prefers the best-supported sources.
+const FOCUS_POWER: f64 = 1.0;
 
 /// How much more of the question a passage must hold jointly than the
 /// best separate sentences to lead the answer.
