@@ -490,8 +490,13 @@ async fn many_candidates_are_reviewed_in_batches_within_the_window() {
     let text =
         |i: u32| format!("Widget {i} connects to gadget {i}. {}", format!("Sentence {i} adds detail. ").repeat(120));
     let candidates: Vec<SourceDoc> = (1..=15).map(|i| source(i, &text(i))).collect();
-    let ctx =
-        ReviewContext { question: "How do widgets connect?".into(), constraints: vec![], candidates, kept: vec![] };
+    let ctx = ReviewContext {
+        question: "How do widgets connect?".into(),
+        constraints: vec![],
+        candidates,
+        kept: vec![],
+        found_again: vec![],
+    };
     let out = reasoner(&c).review(ctx).await.unwrap();
     let reqs = fake.requests_of("review");
     assert!(reqs.len() > 1, "one review call for 15 long candidates in a 4096 window");
@@ -514,6 +519,7 @@ async fn calls_in_flight_are_bounded_per_endpoint() {
         constraints: vec![],
         candidates: (1..=9).map(|i| source(i, &text(i))).collect(),
         kept: vec![],
+        found_again: vec![],
     };
     let delay = Duration::from_millis(600);
     let mut elapsed = Vec::new();

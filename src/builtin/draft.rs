@@ -267,7 +267,8 @@ fn labelled(src: &Src<'_>, sentence: usize, text: &str, id: u32, labels: &mut Ve
     let title = src.doc.meta.title.split(" - ").next().unwrap_or_default();
     // A heading that is a code signature or a single word ("Examples")
     // says less than the page's title.
-    let telling = |h: &str| h.split_whitespace().count() > 1 && !h.contains(['(', '{', '<', '='] ) && !h.starts_with("pub ");
+    let telling =
+        |h: &str| h.split_whitespace().count() > 1 && !h.contains(['(', '{', '<', '=']) && !h.starts_with("pub ");
     let label = crate::text::sanitize_inline(heading.map(|(h, _)| h.as_str()).filter(|h| telling(h)).unwrap_or(title));
     let label = label.trim().trim_end_matches(':').trim();
     let said = normalize_for_match(text);

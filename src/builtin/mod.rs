@@ -209,7 +209,13 @@ impl Reasoner for BuiltinReasoner {
         let aspects = self.aspects(&ctx.question, &weights, &mut stemmer);
         let cstems = constraint_stems(&ctx.constraints, &ctx.question, &mut stemmer);
         let chosen = chosen_stems(&ctx.constraints, &ctx.question, &mut stemmer);
-        let mut verdicts = review::review(&candidates, &kept, &aspects, &weights, &cstems, &chosen, &self.cfg);
+        let asked = review::Asked {
+            aspects: &aspects,
+            constraint_stems: &cstems,
+            chosen: &chosen,
+            found_again: &ctx.found_again,
+        };
+        let mut verdicts = review::review(&candidates, &kept, &asked, &weights, &self.cfg);
         if let Some(links) = &self.links {
             follow::vouch(&mut verdicts, &candidates, &kept, links.as_ref());
         }

@@ -6,26 +6,45 @@ use super::aspects::Aspect;
 use super::config::BuiltinConfig;
 use super::rarity::Weights;
 use super::score::relevance;
-use crate::engine::model::SourceVerdict;
+use crate::engine::model::{SourceId, SourceVerdict};
 use crate::text::sorted_jaccard;
 
 /// Phrases of pages that only send the reader elsewhere.
 const REDIRECT_MARKS: &[&str] =
     &["redirecting to", "has moved", "no longer available", "no longer distributed", "page moved"];
 
+/// Relevance gained by a source found again by a later query after it was
+/// rejected: two queries in different words agreeing on a page is retrieval
+/// evidence its words alone did not give.
+const FOUND_AGAIN_GAIN: f64 = 1.3;
+
+/// The review's question-side inputs.
+pub struct Asked<'a> {
+    pub aspects: &'a [Aspect],
+    pub constraint_stems: &'a [String],
+    pub chosen: &'a [String],
+    /// Candidates rejected before and found again now.
+    pub found_again: &'a [SourceId],
+}
+
 pub fn review(
     candidates: &[Src<'_>],
     kept: &[Src<'_>],
-    aspects: &[Aspect],
+    asked: &Asked<'_>,
     w: &Weights,
-    constraint_stems: &[String],
-    chosen: &[String],
     cfg: &BuiltinConfig,
 ) -> Vec<SourceVerdict> {
+    let Asked { aspects, constraint_stems, chosen, found_again } = *asked;
     let question_stems: Vec<&String> = aspects.iter().flat_map(|a| &a.stems).collect();
     let mut accepted: Vec<&Src<'_>> = kept.iter().collect();
     let mut out = Vec::new();
-    let rels: Vec<f64> = candidates.iter().map(|c| relevance(aspects, &c.an, w, constraint_stems)).collect();
+    let rels: Vec<f64> = candidates
+        .iter()
+        .map(|c| {
+            let rel = relevance(aspects, &c.an, w, constraint_stems);
+            if found_again.contains(&c.doc.meta.id) { (rel * FOUND_AGAIN_GAIN).min(1.0) } else { rel }
+        })
+        .collect();
     let floor = off_topic_below(&rels, kept, cfg.relevance_threshold);
     let best = rels.iter().copied().fold(0.0, f64::max);
     for (c, &rel) in candidates.iter().zip(&rels) {

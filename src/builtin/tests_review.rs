@@ -30,7 +30,16 @@ const MOVED: &str = "This page has moved. The borrow checker documentation, incl
     address, since this copy is not maintained any more and will be removed from the server soon.";
 
 async fn review(cfg: BuiltinConfig, candidates: Vec<SourceDoc>, kept: Vec<SourceDoc>) -> Vec<SourceVerdict> {
-    let ctx = ReviewContext { question: QUESTION.into(), constraints: Vec::new(), candidates, kept };
+    review_again(cfg, candidates, kept, Vec::new()).await
+}
+
+async fn review_again(
+    cfg: BuiltinConfig,
+    candidates: Vec<SourceDoc>,
+    kept: Vec<SourceDoc>,
+    found_again: Vec<SourceId>,
+) -> Vec<SourceVerdict> {
+    let ctx = ReviewContext { question: QUESTION.into(), constraints: Vec::new(), candidates, kept, found_again };
     with_config(cfg).review(ctx).await.unwrap().value
 }
 
@@ -199,4 +208,24 @@ async fn a_sentence_counts_for_an_aspect_only_in_the_questions_context() {
     assert!(off.gaps.contains(&safe), "a word in passing answers nothing: {off:?}");
     let on = critique(vec![page(0.9)], &[(1, aside)]).await;
     assert!(on.aspects_addressed.contains(&safe), "a source about the question speaks in its context: {on:?}");
+}
+
+#[tokio::test]
+async fn a_rejected_source_found_again_by_another_query_is_judged_with_that_evidence() {
+    let borderline = doc(
+        3,
+        "Scopes",
+        "A reference is valid from its creation to its last use. The checker reports an error when a value is \
+         dropped while something still points to it, and the message names both places in the code.",
+    );
+    let kept = vec![doc(1, "Borrow checker", ON_TOPIC)];
+    let first = review(BuiltinConfig::default(), vec![borderline.clone()], kept.clone()).await;
+    let relevance = f64::from(verdict(&first, 3).relevance);
+    // A threshold the page misses on its words alone.
+    let cfg = BuiltinConfig { relevance_threshold: relevance * 1.1, ..BuiltinConfig::default() };
+    let alone = review(cfg.clone(), vec![borderline.clone()], kept.clone()).await;
+    assert_eq!(reason(&alone, 3), Some("off_topic"), "{alone:?}");
+    let again = review_again(cfg, vec![borderline], kept, vec![SourceId(3)]).await;
+    assert!(verdict(&again, 3).kept, "{again:?}");
+    assert!(f64::from(verdict(&again, 3).relevance) > relevance, "{again:?}");
 }

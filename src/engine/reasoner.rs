@@ -10,7 +10,7 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::memory::MemoryEntry;
 use super::model::{
-    Claim, Clarification, Critique, Draft, Evaluation, PlannedQuery, QualityReport, Reflection, SourceMeta,
+    Claim, Clarification, Critique, Draft, Evaluation, PlannedQuery, QualityReport, Reflection, SourceId, SourceMeta,
     SourceVerdict, StopReason, Strategy, Usage,
 };
 
@@ -101,6 +101,10 @@ pub struct ReviewContext {
     pub candidates: Vec<SourceDoc>,
     /// Sources kept in earlier iterations (for duplicate detection).
     pub kept: Vec<SourceDoc>,
+    /// Candidates an earlier review rejected as off topic that this
+    /// iteration's queries, in other words, found again: judged once more,
+    /// with that agreement as evidence.
+    pub found_again: Vec<SourceId>,
 }
 
 #[derive(Debug, Clone)]

@@ -149,6 +149,8 @@ pub struct IterationRecord {
     pub search_completed: bool,
     pub new_sources: Vec<SourceId>,
     pub duplicates: usize,
+    /// Known sources this iteration's queries found again (each once).
+    pub found_again: Vec<SourceId>,
     pub skipped: Vec<Skipped>,
     pub fallbacks: Vec<String>,
     pub review: Option<(Vec<SourceVerdict>, QualityReport)>,
@@ -292,6 +294,9 @@ impl SessionState {
                 }
                 if let Some(it) = self.iteration_mut(*iteration) {
                     it.duplicates += 1;
+                    if !it.found_again.contains(of) {
+                        it.found_again.push(*of);
+                    }
                 }
             }
             Event::SourceSkipped { iteration, locator, reason } => {

@@ -167,6 +167,9 @@ pub struct ScriptedReasoner {
     pub plan_contexts: Mutex<Vec<PlanContext>>,
     pub draft_delay: Duration,
     pub queries_per_plan: usize,
+    /// Sources REVIEW rejects as off topic unless they come found again.
+    pub off_topic: Vec<SourceId>,
+    pub review_contexts: Mutex<Vec<ReviewContext>>,
 }
 
 impl ScriptedReasoner {
@@ -179,6 +182,8 @@ impl ScriptedReasoner {
             plan_contexts: Mutex::new(Vec::new()),
             draft_delay: Duration::ZERO,
             queries_per_plan: 3,
+            off_topic: Vec::new(),
+            review_contexts: Mutex::new(Vec::new()),
         }
     }
 
@@ -232,10 +237,18 @@ impl Reasoner for ScriptedReasoner {
     }
 
     async fn review(&self, ctx: ReviewContext) -> Result<Reply<Vec<SourceVerdict>>, ReasonerError> {
+        self.review_contexts.lock().unwrap().push(ctx.clone());
         let verdicts = ctx
             .candidates
             .iter()
-            .map(|c| SourceVerdict { id: c.meta.id, kept: true, reason: None, relevance: 1.0, signals: vec![] })
+            .map(|c| {
+                let id = c.meta.id;
+                if self.off_topic.contains(&id) && !ctx.found_again.contains(&id) {
+                    SourceVerdict { id, kept: false, reason: Some("off_topic".into()), relevance: 0.1, signals: vec![] }
+                } else {
+                    SourceVerdict { id, kept: true, reason: None, relevance: 1.0, signals: vec![] }
+                }
+            })
             .collect();
         self.reply(Role::Review, verdicts)
     }

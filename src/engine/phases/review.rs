@@ -12,10 +12,15 @@ use crate::engine::reasoner::{ReviewContext, SourceDoc};
 use crate::engine::run::{Engine, EngineError};
 use crate::engine::tiers::{STRICT_REASON_PREFIX, SourceMode, admits};
 
+/// The review's reason for a source that is not about the question.
+const OFF_TOPIC: &str = "off_topic";
+
 impl Engine {
     pub(crate) async fn review_phase(&mut self, n: u32) -> Result<(), EngineError> {
-        let new_ids: Vec<SourceId> =
+        let found_again = self.reconsidered(n);
+        let mut new_ids: Vec<SourceId> =
             self.state.iteration_record(n).map(|it| it.new_sources.clone()).unwrap_or_default();
+        new_ids.extend(found_again.iter().copied());
         let mode = self.settings.source_mode;
         let mut filtered: Vec<SourceVerdict> = Vec::new();
         let mut candidates = Vec::new();
@@ -48,6 +53,7 @@ impl Engine {
                 constraints: self.constraints(),
                 candidates: candidates.clone(),
                 kept,
+                found_again,
             };
             let reasoner = self.reasoner.clone();
             let Some(reply) = self.reason(Role::Review, async move { reasoner.review(ctx).await }).await? else {
@@ -103,6 +109,33 @@ impl Engine {
             self.emit(Event::NoValidSources { iteration: n, reason })?;
         }
         Ok(())
+    }
+
+    /// Sources to judge again in iteration `n`: rejected as off topic by an
+    /// earlier review, then found again by this iteration's queries. A
+    /// second query in other words finding the same page is evidence the
+    /// first verdict did not have (a small corpus words things its own way).
+    /// Each source is reconsidered once; the user's bans stand.
+    fn reconsidered(&self, n: u32) -> Vec<SourceId> {
+        let Some(it) = self.state.iteration_record(n) else { return Vec::new() };
+        let before: Vec<SourceId> = self
+            .state
+            .iterations
+            .iter()
+            .filter(|other| other.iteration < n)
+            .flat_map(|other| other.found_again.iter().copied())
+            .collect();
+        it.found_again
+            .iter()
+            .copied()
+            .filter(|id| !before.contains(id) && !self.state.banned.contains(id))
+            .filter(|id| {
+                self.state
+                    .source(*id)
+                    .and_then(|s| s.verdict.as_ref())
+                    .is_some_and(|v| !v.kept && v.reason.as_deref() == Some(OFF_TOPIC))
+            })
+            .collect()
     }
 
     /// Why nothing is left to draft from. In strict mode, once anything was
