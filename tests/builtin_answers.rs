@@ -158,9 +158,10 @@ fn a_section_that_compares_everything_asked_leads_the_answer() {
     let first = first_paragraph(&report);
     assert!(
         first.starts_with(
-            "The flat brush paints edges, the round brush paints fine lines, and the fan brush blends colours softly."
+            "*Three brushes compared:* The flat brush paints edges, the round brush paints fine lines, and the fan \
+             brush blends colours softly."
         ),
-        "the comparing section leads\n{report}"
+        "the comparing section leads, under its heading\n{report}"
     );
     assert_reads_well(&report);
 }

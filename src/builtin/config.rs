@@ -27,6 +27,10 @@ pub struct BuiltinConfig {
     /// DRAFT: each of this many most relevant sources adds its best
     /// sentence when the answer does not cite it yet.
     pub cover_sources: usize,
+    /// DRAFT: the direct answer opens with the first sentence of the best
+    /// of this many most relevant sources that the question names (what a
+    /// reference page says its item is); 0 turns it off.
+    pub opening_sources: usize,
     /// ASK: the top sources compared for separate meanings.
     pub ask_sources: usize,
     /// ASK: groups of sources less similar than this (cosine of their
@@ -49,6 +53,7 @@ impl Default for BuiltinConfig {
             sentences_per_aspect: 4,
             draft_sources: 20,
             cover_sources: 6,
+            opening_sources: 3,
             ask_sources: 8,
             ask_max_similarity: 0.05,
             ask_min_group: 2,

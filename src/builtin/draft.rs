@@ -104,6 +104,27 @@ pub fn draft(
         (more, picked_taken, picked_uses)
     };
     let (mut taken, mut uses) = (taken, uses);
+    // The page the question is about opens the answer with what it says it
+    // is, unless the direct answer quotes that sentence already.
+    // The same words count as the same sentence: two pages can share one.
+    let words_of = |si: usize, k: usize| normalize_for_match(sources[si].an.sentence_text(&sources[si].doc.text, k));
+    let answer_words: Vec<String> = lead
+        .iter()
+        .flat_map(|p| (p.first..=p.last).map(move |k| (p.source, k)))
+        .chain(more.iter().map(|&i| (cands[i].source, cands[i].sentence)))
+        .map(|(si, k)| words_of(si, k))
+        .collect();
+    let in_answer = |si: usize, k: usize| answer_words.contains(&words_of(si, k));
+    let opening: Option<(usize, usize)> = answer::openings(sources, aspects, w, cfg.opening_sources)
+        .into_iter()
+        .find(|&(si, k)| !in_answer(si, k))
+        .filter(|_| cfg.opening_sources > 0);
+    if let Some((si, k)) = opening {
+        if let Some(i) = cands.iter().position(|c| c.source == si && c.sentence == k) {
+            taken.push(i);
+        }
+        uses[si] += 1;
+    }
     let mut sections: Vec<Vec<usize>> = Vec::new();
     for (ai, aspect) in aspects.iter().enumerate() {
         let per = if aspect.related { 1 } else { cfg.sentences_per_aspect };
@@ -173,11 +194,22 @@ pub fn draft(
     };
     let mut claims = Vec::new();
     let mut md = String::new();
-    if lead.is_empty() && more.is_empty() {
+    if lead.is_empty() && more.is_empty() && opening.is_none() {
         md.push_str("The sources found do not answer this question directly.\n");
     } else {
         let mut parts = Vec::new();
         let mut labels = Vec::new();
+        if let Some((si, k)) = opening {
+            let src = &sources[si];
+            let text = src.an.sentence_text(&src.doc.text, k).split_whitespace().collect::<Vec<_>>().join(" ");
+            parts.push(labelled(src, k, &text, id(si).0, &mut labels));
+            let best = aspects.iter().filter(|a| !a.related).max_by(|a, b| a.weight.total_cmp(&b.weight));
+            claims.push(Claim {
+                citations: vec![Citation { source: id(si), quote: text.clone() }],
+                text,
+                aspect: best.map(|a| a.label.clone()),
+            });
+        }
         for p in &lead {
             let src = &sources[p.source];
             let said: Vec<String> = (p.first..=p.last)
@@ -269,14 +301,23 @@ fn labelled(src: &Src<'_>, sentence: usize, text: &str, id: u32, labels: &mut Ve
     // says less than the page's title.
     let telling =
         |h: &str| h.split_whitespace().count() > 1 && !h.contains(['(', '{', '<', '=']) && !h.starts_with("pub ");
-    let label = crate::text::sanitize_inline(heading.map(|(h, _)| h.as_str()).filter(|h| telling(h)).unwrap_or(title));
+    let telling_heading = heading.map(|(h, _)| h.as_str()).filter(|h| telling(h));
+    let label = crate::text::sanitize_inline(telling_heading.unwrap_or(title));
     let label = label.trim().trim_end_matches(':').trim();
     let said = normalize_for_match(text);
     let key = normalize_for_match(label);
-    if label.is_empty() || key.is_empty() || said.contains(&key) || labels.contains(&key) {
+    // The page's title is said once per page: a second quote from it under
+    // an untelling heading needs no label.
+    let page = format!("[{id}]");
+    let page_said = telling_heading.is_none() && labels.contains(&page);
+    if label.is_empty() || key.is_empty() || said.contains(&key) || labels.contains(&key) || page_said {
+        if !labels.contains(&page) {
+            labels.push(page);
+        }
         return format!("{text} [{id}]");
     }
     labels.push(key);
+    labels.push(page);
     format!("*{}:* {text} [{id}]", label.replace('*', ""))
 }
 

@@ -293,6 +293,8 @@ mod test_docs;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_draft;
+#[cfg(test)]
 mod tests_refine;
 #[cfg(test)]
 mod tests_review;

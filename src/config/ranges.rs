@@ -89,6 +89,7 @@ pub const RANGES: &[Range] = &[
     r("builtin.sentences_per_aspect", 0.0, 50.0),
     r("builtin.draft_sources", 1.0, 1_000.0),
     r("builtin.cover_sources", 0.0, 100.0),
+    r("builtin.opening_sources", 0.0, 100.0),
     r("builtin.ask_sources", 0.0, 100.0),
     r("builtin.ask_max_similarity", UNIT.0, UNIT.1),
     r("builtin.ask_min_group", 1.0, 100.0),

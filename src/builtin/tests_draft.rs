@@ -1,0 +1,78 @@
+//! DRAFT's direct answer: what opens it and how its quotes are labelled,
+//! through the `Reasoner` trait with sources built in memory.
+
+use super::answer::first_paragraph;
+use super::test_docs::{doc, with_config};
+use crate::engine::reasoner::{DraftContext, Reasoner, SourceDoc};
+
+fn with_relevance(mut d: SourceDoc, relevance: f32) -> SourceDoc {
+    d.relevance = Some(relevance);
+    d
+}
+
+async fn first(question: &str, sources: Vec<SourceDoc>, cfg: super::BuiltinConfig) -> String {
+    let ctx = DraftContext {
+        question: question.into(),
+        constraints: Vec::new(),
+        iteration: 1,
+        sources,
+        previous_draft: None,
+        previous_critique: None,
+        memories: Vec::new(),
+    };
+    let draft = with_config(cfg).draft(ctx).await.unwrap().value;
+    first_paragraph(&draft.markdown).to_string()
+}
+
+const HEAP: &str = "# Struct BinaryHeap\n\nA priority queue implemented with a binary heap.\n\n\
+    Storage is one contiguous vector of elements, grown on demand.\n\n\
+    The heap pops the greatest item first, as a max-heap does. \
+    Pushing and popping items both take logarithmic time in the number of items.\n";
+
+const SCHEDULER: &str = "# Scheduling\n\nA scheduler keeps a queue of tasks and picks the next task by its \
+    priority whenever a worker is free. Each task waits in the queue until its priority is the highest. \
+    Workers report back to the scheduler when a task finishes.\n";
+
+#[tokio::test]
+async fn the_page_the_question_names_opens_the_answer_with_what_it_says_it_is() {
+    let question = "What is a BinaryHeap, and how fast is popping the greatest item?";
+    let sources =
+        || vec![with_relevance(doc(1, "BinaryHeap", HEAP), 0.9), with_relevance(doc(2, "Tasks", SCHEDULER), 0.6)];
+    let opening = first(question, sources(), super::BuiltinConfig::default()).await;
+    assert!(opening.starts_with("*Struct BinaryHeap:* A priority queue implemented with a binary heap."), "{opening}");
+    // Off: the answer is the sentences that hold the most of the question.
+    let off = super::BuiltinConfig { opening_sources: 0, ..Default::default() };
+    let opening = first(question, sources(), off).await;
+    assert!(!opening.contains("A priority queue implemented"), "{opening}");
+}
+
+#[tokio::test]
+async fn a_page_whose_opening_does_not_speak_of_the_question_does_not_open_it() {
+    let intro = "# Tasks\n\nThis chapter walks through a small program step by step. A scheduler keeps a queue of \
+                 tasks and picks the next task by its priority whenever a worker is free.\n";
+    let opening = first(
+        "How does a scheduler pick the next task by priority?",
+        vec![doc(1, "Chapter 9", intro)],
+        Default::default(),
+    )
+    .await;
+    assert!(!opening.contains("walks through"), "{opening}");
+    assert!(opening.contains("picks the next task by its priority"), "{opening}");
+}
+
+#[tokio::test]
+async fn each_quote_of_the_direct_answer_says_which_section_it_comes_from_once() {
+    let text = "# Queues\n\n## Picking the next task by priority\n\nThe scheduler picks the next task by its \
+                priority whenever a worker is free. The scheduler breaks ties by the age of the task.\n\n\
+                ## Examples\n\nThe scheduler picks tasks by priority in the example below, oldest first.\n";
+    let opening = first(
+        "How does the scheduler pick the next task by priority?",
+        vec![doc(1, "Queues - Manual", text)],
+        Default::default(),
+    )
+    .await;
+    assert!(opening.contains("*Picking the next task by priority:* "), "{opening}");
+    // A one-word heading says less than the page's title, which stands in.
+    assert!(!opening.contains("*Examples:*"), "{opening}");
+    assert_eq!(opening.matches("*Picking the next task by priority:*").count(), 1, "{opening}");
+}
