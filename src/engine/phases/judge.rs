@@ -134,14 +134,19 @@ impl Engine {
                 if let Some(a) = &issue.aspect {
                     tags.push(a.clone());
                 }
+                let (cb, ca) = (eb.confidence, ea.confidence);
+                // An aspect found again is learned with the query that found it.
+                let correction = match issue.aspect.as_deref().and_then(|a| found_by(a, after.draft.as_ref(), n, &self.state.sources)) {
+                    Some((query, title)) => format!(
+                        "Found in iteration {n} (confidence {cb:.2} → {ca:.2}) by the query “{query}”, which found “{title}”."
+                    ),
+                    None => format!("Fixed in iteration {n} (confidence {cb:.2} → {ca:.2}) by {how}."),
+                };
                 MemoryEntry {
                     id: format!("{}-{n}-{k}", self.settings.session_id),
                     question: question.clone(),
                     mistake: issue.description.clone(),
-                    correction: format!(
-                        "Fixed in iteration {n} (confidence {:.2} → {:.2}) by {how}.",
-                        eb.confidence, ea.confidence
-                    ),
+                    correction,
                     tags,
                     created_at_ms: now_ms(),
                 }
@@ -158,6 +163,25 @@ impl Engine {
     }
 }
 
+/// The query that found a source first added in iteration `n` and cited by
+/// the draft for `aspect`, with that source's title: how a missed aspect was
+/// found. `None` when the draft answers the aspect from older sources.
+fn found_by(
+    aspect: &str,
+    draft: Option<&crate::engine::model::Draft>,
+    n: u32,
+    sources: &[crate::engine::state::SourceEntry],
+) -> Option<(String, String)> {
+    draft?
+        .claims
+        .iter()
+        .filter(|c| c.aspect.as_deref() == Some(aspect))
+        .flat_map(|c| &c.citations)
+        .filter_map(|c| sources.get(c.source.index()))
+        .find(|s| s.meta.iteration == n && !s.meta.query.is_empty())
+        .map(|s| (s.meta.query.clone(), s.meta.title.clone()))
+}
+
 fn today_days() -> i64 {
     (now_ms() / 86_400_000) as i64
 }
@@ -165,6 +189,63 @@ fn today_days() -> i64 {
 // Keeps `days_since_epoch` and `today_days` on the same calendar.
 #[cfg(test)]
 mod tests {
+    use crate::engine::model::{Citation, Claim, Draft, SourceId, SourceKind, SourceMeta};
+    use crate::engine::state::SourceEntry;
+
+    fn source(id: u32, iteration: u32, query: &str, title: &str) -> SourceEntry {
+        SourceEntry {
+            meta: SourceMeta {
+                id: SourceId(id),
+                locator: format!("doc/{id}"),
+                canonical: format!("doc/{id}"),
+                title: title.into(),
+                site: "doc".into(),
+                provider: "local".into(),
+                kind: SourceKind::Local,
+                tier: None,
+                source_type: None,
+                heading: None,
+                published: None,
+                accessed_at_ms: 0,
+                iteration,
+                query: query.into(),
+                score: 1.0,
+                text_len: 10,
+                text_hash: String::new(),
+            },
+            verdict: None,
+            duplicates: Vec::new(),
+        }
+    }
+
+    fn claim(aspect: &str, source: u32) -> Claim {
+        Claim {
+            text: "t".into(),
+            citations: vec![Citation { source: SourceId(source), quote: "t".into() }],
+            aspect: Some(aspect.into()),
+        }
+    }
+
+    #[test]
+    fn a_missed_aspect_is_learned_with_the_query_that_found_it() {
+        let sources = vec![source(1, 1, "first query", "Old page"), source(2, 2, "binary heap smallest", "BinaryHeap")];
+        let draft =
+            Draft { markdown: String::new(), claims: vec![claim("priority queue", 1), claim("smallest item", 2)] };
+        let cases = [
+            ("smallest item", 2, Some(("binary heap smallest".to_string(), "BinaryHeap".to_string()))),
+            // Answered from a source an earlier iteration found: no query to credit.
+            ("priority queue", 2, None),
+            // Not cited for that aspect at all.
+            ("other aspect", 2, None),
+            // The source came in another iteration than the one that fixed it.
+            ("smallest item", 3, None),
+        ];
+        for (aspect, n, expected) in cases {
+            assert_eq!(super::found_by(aspect, Some(&draft), n, &sources), expected, "{aspect} in iteration {n}");
+        }
+        assert_eq!(super::found_by("smallest item", None, 2, &sources), None);
+    }
+
     #[test]
     fn today_is_after_2026() {
         assert!(super::today_days() >= crate::engine::evaluate::days_since_epoch("2026-01-01").unwrap_or(i64::MAX));
