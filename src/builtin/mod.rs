@@ -11,6 +11,7 @@
 mod analysis;
 mod answer;
 mod aspects;
+mod bridge;
 mod candidates;
 mod clusters;
 mod config;
@@ -29,6 +30,7 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 
+pub use bridge::{Definition, Glossary};
 pub use config::BuiltinConfig;
 pub use follow::Links;
 pub use rarity::Rarity;
@@ -44,6 +46,8 @@ use rarity::Weights;
 
 /// Links followed (pages read) per refinement, at most.
 const MAX_READS: usize = 3;
+/// Pages defined with the question's words read in the first plan, at most.
+const MAX_BRIDGES: usize = 3;
 
 /// A source with its analysis.
 pub struct Src<'a> {
@@ -57,6 +61,8 @@ pub struct BuiltinReasoner {
     corpus_share: f64,
     /// The corpus's section links, for READ (link following).
     links: Option<Arc<dyn Links>>,
+    /// The corpus's page definitions, for the vocabulary bridge.
+    glossary: Option<Arc<dyn Glossary>>,
     /// Analyses by text hash: a source is analysed once per session.
     cache: Mutex<HashMap<String, Arc<AnalyzedDoc>>>,
 }
@@ -66,12 +72,18 @@ impl BuiltinReasoner {
     /// it; `corpus_share`: how much to trust them against the session's
     /// own sources (1 when the local corpus is the only provider).
     pub fn new(cfg: BuiltinConfig, corpus: Option<Arc<dyn Rarity>>, corpus_share: f64) -> Self {
-        Self { cfg, corpus, corpus_share, links: None, cache: Mutex::new(HashMap::new()) }
+        Self { cfg, corpus, corpus_share, links: None, glossary: None, cache: Mutex::new(HashMap::new()) }
     }
 
     /// Follows the links of the best passages' sections in `links` (READ).
     pub fn with_links(mut self, links: Arc<dyn Links>) -> Self {
         self.links = Some(links);
+        self
+    }
+
+    /// Bridges the question's words to the items `glossary` defines with them.
+    pub fn with_glossary(mut self, glossary: Arc<dyn Glossary>) -> Self {
+        self.glossary = Some(glossary);
         self
     }
 
@@ -187,7 +199,15 @@ impl Reasoner for BuiltinReasoner {
             .unwrap_or_default();
         let aspects = self.with_related(aspects, &named, &weights, &mut stemmer);
         let out = match ctx.strategy {
-            None => plan::first_plan(&ctx, &aspects, &weights, &mut stemmer, &self.corpus_note()),
+            None => {
+                let mut out = plan::first_plan(&ctx, &aspects, &weights, &mut stemmer, &self.corpus_note());
+                if let Some(glossary) = &self.glossary {
+                    let found =
+                        bridge::bridges(&ctx.question, &aspects, &weights, glossary.as_ref(), &mut stemmer, MAX_BRIDGES);
+                    bridge::add_bridges(&mut out, &found, &ctx.already_run, ctx.max_queries);
+                }
+                out
+            }
             Some(strategy) => {
                 let mut out = plan::refine_plan(&ctx, strategy, &aspects, &weights, &sources, &mut stemmer);
                 if let Some(links) = &self.links {
