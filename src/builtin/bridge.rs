@@ -56,6 +56,8 @@ const CANDIDATES: usize = 8;
 /// A definition shares at least this many of the question's terms: one
 /// shared word is a coincidence of vocabulary, two are a phrase's meaning.
 const MIN_SHARED: usize = 2;
+/// A shorter stem ("s" of "program's") is no word to share.
+const MIN_STEM_CHARS: usize = 3;
 /// A bridge's match is at least this share of the best bridge's: weaker
 /// matches would replace the plan's own queries with noise.
 const RELATIVE_CUT: f64 = 0.6;
@@ -96,7 +98,8 @@ pub fn bridges(
             continue;
         }
         let said: HashSet<String> = stemmer.stems(&d.summary).into_iter().collect();
-        let mut shared: Vec<String> = q_stems.iter().filter(|s| said.contains(*s)).cloned().collect();
+        let mut shared: Vec<String> =
+            q_stems.iter().filter(|s| s.chars().count() >= MIN_STEM_CHARS && said.contains(*s)).cloned().collect();
         shared.sort();
         if shared.len() < MIN_SHARED {
             continue;

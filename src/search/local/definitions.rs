@@ -11,7 +11,7 @@
 use std::collections::HashSet;
 
 use tantivy::collector::TopDocs;
-use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
+use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{IndexRecordOption, Term, Value};
 use tantivy::{DocAddress, TantivyDocument};
 
@@ -20,16 +20,15 @@ use super::corpus::LocalCorpus;
 use super::extract::{Block, Page};
 use super::schema::{Fields, KIND_DEFINITION};
 
-/// Sentences of a page's opening kept as its definition, at most.
+/// Sentences of a page's opening kept as its definition: the first says
+/// what the item is, the second often what it is for ("Wraps a writer and
+/// buffers its output. It can be excessively inefficient to work directly
+/// with something that implements Write.").
 const MAX_SENTENCES: usize = 2;
-/// A first sentence shorter than this (in words) is followed by the second:
-/// "Collection types." says less than the sentence after it.
-const SHORT_SENTENCE_WORDS: usize = 8;
 /// Words of a definition, at most (a first "sentence" may be a paragraph).
 const MAX_WORDS: usize = 60;
-/// The title's weight against the opening sentences: a title that holds a
-/// question's word names the item; the sentences say what it is.
-const TITLE_BOOST: f32 = 0.5;
+/// Words of a paragraph that can define, at least.
+const MIN_WORDS: usize = 4;
 
 /// One page whose definition matched.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,8 +38,11 @@ pub struct DefinitionHit {
     pub title: String,
     /// The defining sentences.
     pub summary: String,
-    /// BM25 of the words over title and summary.
+    /// BM25 of the words over the summary.
     pub score: f32,
+    /// Words of the page: of two pages defined alike, the longer treats
+    /// the item (a module's page repeats its type's opening).
+    pub words: u64,
 }
 
 /// A page's defining text: the first sentence (or two, when the first is
@@ -48,21 +50,28 @@ pub struct DefinitionHit {
 /// with no prose.
 pub fn defining_text(page: &Page) -> Option<String> {
     let para = page.sections.iter().flat_map(|s| &s.blocks).find_map(|b| match b {
-        Block::Para(t) if t.split_whitespace().count() >= 2 => Some(t.as_str()),
+        Block::Para(t) if is_prose(t) => Some(t.as_str()),
         _ => None,
     })?;
-    let mut out: Vec<&str> = Vec::new();
-    let mut words = 0;
-    for sentence in sentences(para).into_iter().take(MAX_SENTENCES) {
-        if !out.is_empty() && words >= SHORT_SENTENCE_WORDS {
-            break;
-        }
-        words += sentence.split_whitespace().count();
-        out.push(sentence);
-    }
-    let joined = out.join(" ");
+    let joined = sentences(para).into_iter().take(MAX_SENTENCES).collect::<Vec<_>>().join(" ");
     let text: Vec<&str> = joined.split_whitespace().take(MAX_WORDS).collect();
     (!text.is_empty()).then(|| text.join(" "))
+}
+
+/// Prose, not a badge, a grammar rule or a label: it starts with a letter,
+/// a digit or a quote, has a few words, and most of its words are
+/// lowercase words ("Item →", "Rule → a B ;", "🔬 Experimental" are not).
+fn is_prose(text: &str) -> bool {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let starts = text.trim_start().chars().next().is_some_and(|c| c.is_alphanumeric() || matches!(c, '`' | '"' | '‘' | '“'));
+    let lower = words
+        .iter()
+        .filter(|w| {
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+            !w.is_empty() && w.chars().all(|c| c.is_lowercase() || c == '-' || c == '\'')
+        })
+        .count();
+    starts && words.len() >= MIN_WORDS && 2 * lower >= words.len()
 }
 
 /// Sentences of a paragraph: each ends at `.`, `!` or `?` followed by
@@ -106,12 +115,13 @@ pub fn definition_doc(fields: Fields, rel: &str, page: &Page, lang: &str) -> Opt
     doc.add_text(fields.def_title, &page.title);
     doc.add_text(fields.def_body, &summary);
     doc.add_text(fields.lang, lang);
+    doc.add_u64(fields.words, page.word_count() as u64);
     Some(doc)
 }
 
 impl LocalCorpus {
     /// The pages whose definitions best match `text` (BM25 over their
-    /// titles and opening sentences), one per document (its canonical
+    /// opening sentences), one per document (its canonical
     /// copy), best first; pages in excluded languages left out.
     pub fn defined_by(&self, text: &str, limit: usize) -> Result<Vec<DefinitionHit>, CorpusError> {
         let terms = self.query_terms(text);
@@ -120,11 +130,11 @@ impl LocalCorpus {
         }
         let f = self.fields;
         let mut words: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        // The opening sentences only: a title that holds the question's
+        // words names an item the question's own queries find already.
         for t in &terms {
-            for (field, boost) in [(f.def_title, TITLE_BOOST), (f.def_body, 1.0)] {
-                let q = TermQuery::new(Term::from_field_text(field, t), IndexRecordOption::WithFreqs);
-                words.push((Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost))));
-            }
+            let q = TermQuery::new(Term::from_field_text(f.def_body, t), IndexRecordOption::WithFreqs);
+            words.push((Occur::Should, Box::new(q)));
         }
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![
             (Occur::Must, Box::new(BooleanQuery::new(words))),
@@ -144,7 +154,7 @@ impl LocalCorpus {
         let top: Vec<(f32, DocAddress)> =
             searcher.search(&query, &TopDocs::with_limit(limit * 4).order_by_score()).map_err(CorpusError::index)?;
         let mut seen: HashSet<String> = HashSet::new();
-        let mut out = Vec::new();
+        let mut out: Vec<DefinitionHit> = Vec::new();
         for (score, addr) in top {
             let doc: TantivyDocument = searcher.doc(addr).map_err(CorpusError::index)?;
             let get = |field| doc.get_first(field).and_then(|v| v.as_str()).map(str::to_string);
@@ -153,14 +163,27 @@ impl LocalCorpus {
             if !seen.insert(path.clone()) {
                 continue;
             }
-            out.push(DefinitionHit {
+            let words = searcher
+                .segment_reader(addr.segment_ord)
+                .fast_fields()
+                .u64("words")
+                .ok()
+                .and_then(|c| c.first(addr.doc_id))
+                .unwrap_or(0);
+            let hit = DefinitionHit {
                 path,
                 title: get(f.def_title).unwrap_or_default(),
                 summary: get(f.def_body).unwrap_or_default(),
                 score,
-            });
-            if out.len() >= limit {
-                break;
+                words,
+            };
+            // Pages defined alike define one item: the longest stands for it.
+            let full = out.len() >= limit;
+            match out.iter_mut().find(|h| h.summary == hit.summary) {
+                Some(same) if hit.words > same.words => *same = DefinitionHit { score: same.score, ..hit },
+                Some(_) => {}
+                None if !full => out.push(hit),
+                None => {}
             }
         }
         Ok(out)
@@ -185,18 +208,22 @@ mod tests {
     fn the_definition_is_the_first_prose_sentence_after_any_code() {
         let p = page(&[
             Block::Code("pub struct Heap<T> { /* private fields */ }".into()),
+            Block::Para("🔬 This is a nightly-only experimental API.".into()),
+            Block::Para("Rule → a Name ;".into()),
             Block::Para("A priority queue implemented with a binary heap. This will be a max-heap. More.".into()),
         ]);
-        assert_eq!(defining_text(&p).as_deref(), Some("A priority queue implemented with a binary heap."));
+        assert_eq!(
+            defining_text(&p).as_deref(),
+            Some("A priority queue implemented with a binary heap. This will be a max-heap."),
+            "badges and grammar rules are not prose; two sentences at most"
+        );
     }
 
     #[test]
-    fn a_short_first_sentence_is_followed_by_the_second() {
-        let p = page(&[Block::Para("Collection types. Rust's standard library includes a number of very common data structures. Third.".into())]);
-        assert_eq!(
-            defining_text(&p).as_deref(),
-            Some("Collection types. Rust's standard library includes a number of very common data structures.")
-        );
+    fn a_long_opening_is_cut_to_a_definitions_length() {
+        let long = "small green leaf ".repeat(40);
+        let p = page(&[Block::Para(format!("An item that holds {long}."))]);
+        assert_eq!(defining_text(&p).map(|t| t.split_whitespace().count()), Some(MAX_WORDS));
     }
 
     #[test]
