@@ -11,11 +11,12 @@
 
 use std::collections::HashSet;
 
+use super::Src;
 use super::analysis::Stemmer;
 use super::aspects::Aspect;
 use super::follow::target_words;
 use super::rarity::Weights;
-use crate::engine::model::PlannedQuery;
+use crate::engine::model::{PlannedQuery, SourceVerdict};
 use crate::engine::reasoner::PlanOutput;
 use crate::search::local::LocalCorpus;
 use crate::text::{normalize_for_match, sanitize_inline};
@@ -53,8 +54,9 @@ impl Glossary for LocalCorpus {
 
 /// Definitions looked at per question.
 const CANDIDATES: usize = 8;
-/// A definition shares at least this many of the question's terms: one
-/// shared word is a coincidence of vocabulary, two are a phrase's meaning.
+/// A definition shares at least this many terms of one of the question's
+/// aspects (a phrase): one shared word is a coincidence of vocabulary, two
+/// words of one phrase are its meaning.
 const MIN_SHARED: usize = 2;
 /// A shorter stem ("s" of "program's") is no word to share.
 const MIN_STEM_CHARS: usize = 3;
@@ -72,7 +74,7 @@ pub struct Bridge {
 
 /// Up to `max` pages defined with the question's words: searched in the
 /// glossary with the question's (asked) aspects, kept when their definition
-/// shares at least `MIN_SHARED` of the question's terms, their shared
+/// restates an aspect (shares at least `MIN_SHARED` of its terms), their shared
 /// weight within `RELATIVE_CUT` of the best, and their name is not already
 /// a word of the question (its own queries find those).
 pub fn bridges(
@@ -101,7 +103,10 @@ pub fn bridges(
         let mut shared: Vec<String> =
             q_stems.iter().filter(|s| s.chars().count() >= MIN_STEM_CHARS && said.contains(*s)).cloned().collect();
         shared.sort();
-        if shared.len() < MIN_SHARED {
+        // The definition restates a phrase of the question: two words of
+        // one aspect, not two words from unrelated parts of it.
+        let restates = asked.iter().any(|a| a.stems.iter().filter(|s| shared.contains(*s)).count() >= MIN_SHARED);
+        if !restates {
             continue;
         }
         let value: f64 = shared.iter().map(|s| w.of(s)).sum();
@@ -158,6 +163,28 @@ pub fn add_bridges(out: &mut PlanOutput, bridges: &[Bridge], already_run: &[Stri
         "BRIDGE: the question's words define {} page(s) under other names in the docs; their pages are read.",
         room
     ));
+}
+
+/// REVIEW of bridged pages: an item's page describes the item, not the
+/// question, so it rarely repeats the question's words and review finds it
+/// off topic. A page first found by its bridge read (the query that found
+/// it is its path) and still defined with the question's words (`bridges`
+/// keeps it) is vouched for by its definition: the off-topic verdict is
+/// lifted when it shares any of the question's terms; its relevance stays
+/// as measured, and the verdict says why.
+pub fn vouch(verdicts: &mut [SourceVerdict], candidates: &[Src<'_>], bridged: &[Bridge]) {
+    for v in verdicts.iter_mut().filter(|v| !v.kept && v.reason.as_deref() == Some("off_topic") && v.relevance > 0.0) {
+        let Some(c) = candidates.iter().find(|c| c.doc.meta.id == v.id) else { continue };
+        let path = c.doc.meta.canonical.as_str();
+        if c.doc.meta.query != path {
+            continue;
+        }
+        if let Some(b) = bridged.iter().find(|b| b.path == path) {
+            v.kept = true;
+            v.reason = None;
+            v.signals = vec![b.intent.clone()];
+        }
+    }
 }
 
 #[cfg(test)]

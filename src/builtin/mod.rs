@@ -47,7 +47,7 @@ use rarity::Weights;
 /// Links followed (pages read) per refinement, at most.
 const MAX_READS: usize = 3;
 /// Pages defined with the question's words read in the first plan, at most.
-const MAX_BRIDGES: usize = 3;
+const MAX_BRIDGES: usize = 2;
 
 /// A source with its analysis.
 pub struct Src<'a> {
@@ -232,6 +232,11 @@ impl Reasoner for BuiltinReasoner {
         let mut verdicts = review::review(&candidates, &kept, &aspects, &weights, &cstems, &chosen, &self.cfg);
         if let Some(links) = &self.links {
             follow::vouch(&mut verdicts, &candidates, &kept, links.as_ref());
+        }
+        if let Some(glossary) = &self.glossary {
+            let bridged =
+                bridge::bridges(&ctx.question, &aspects, &weights, glossary.as_ref(), &mut stemmer, MAX_BRIDGES);
+            bridge::vouch(&mut verdicts, &candidates, &bridged);
         }
         Ok(Reply::free(verdicts))
     }
