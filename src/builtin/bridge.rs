@@ -70,6 +70,8 @@ pub struct Bridge {
     /// The page's corpus path.
     pub path: String,
     pub intent: String,
+    /// The label of the aspect its definition restates.
+    pub aspect: String,
 }
 
 /// Up to `max` pages defined with the question's words: searched in the
@@ -92,7 +94,7 @@ pub fn bridges(
         return Vec::new();
     }
     let question_words: HashSet<String> = stemmer.stems(question).into_iter().collect();
-    let mut scored: Vec<(f64, Vec<String>, Definition)> = Vec::new();
+    let mut scored: Vec<(f64, Vec<String>, String, Definition)> = Vec::new();
     for d in glossary.defined_by(&text.join(" "), CANDIDATES) {
         let name = target_words(&d.path);
         let name_stems = stemmer.stems(&name);
@@ -105,20 +107,22 @@ pub fn bridges(
         shared.sort();
         // The definition restates a phrase of the question: two words of
         // one aspect, not two words from unrelated parts of it.
-        let restates = asked.iter().any(|a| a.stems.iter().filter(|s| shared.contains(*s)).count() >= MIN_SHARED);
-        if !restates {
-            continue;
-        }
+        let restated = asked
+            .iter()
+            .map(|a| (a.stems.iter().filter(|s| shared.contains(*s)).count(), a))
+            .filter(|(n, _)| *n >= MIN_SHARED)
+            .max_by(|x, y| x.0.cmp(&y.0).then(y.1.position.cmp(&x.1.position)));
+        let Some((_, aspect)) = restated else { continue };
         let value: f64 = shared.iter().map(|s| w.of(s)).sum();
-        scored.push((value, shared, d));
+        scored.push((value, shared, aspect.label.clone(), d));
     }
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.2.score.total_cmp(&a.2.score)).then(a.2.path.cmp(&b.2.path)));
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.3.score.total_cmp(&a.3.score)).then(a.3.path.cmp(&b.3.path)));
     let best = scored.first().map_or(0.0, |s| s.0);
     scored
         .into_iter()
-        .filter(|(value, _, _)| *value >= RELATIVE_CUT * best)
+        .filter(|(value, _, _, _)| *value >= RELATIVE_CUT * best)
         .take(max)
-        .map(|(_, shared, d)| {
+        .map(|(_, shared, aspect, d)| {
             let words = surface(&shared, &text.join(" "), stemmer);
             Bridge {
                 intent: format!(
@@ -127,7 +131,23 @@ pub fn bridges(
                     sanitize_inline(&d.summary)
                 ),
                 path: d.path,
+                aspect,
             }
+        })
+        .collect()
+}
+
+/// The bridges still worth reading: their page is not a source yet, and
+/// no sentence of the sources supports the aspect they restate (holds all
+/// its key terms). Where the question's own words found support, its
+/// vocabulary needs no bridge.
+pub fn still_needed(bridges: Vec<Bridge>, aspects: &[Aspect], sources: &[Src<'_>]) -> Vec<Bridge> {
+    bridges
+        .into_iter()
+        .filter(|b| !sources.iter().any(|s| s.doc.meta.canonical == b.path))
+        .filter(|b| {
+            let Some(a) = aspects.iter().find(|a| a.label == b.aspect) else { return true };
+            !sources.iter().any(|s| s.an.sentences.iter().any(|x| a.key.iter().all(|k| x.has(k))))
         })
         .collect()
 }
@@ -250,12 +270,50 @@ mod tests {
     }
 
     #[test]
+    fn review_vouches_only_for_a_page_its_bridge_read_found() {
+        use crate::engine::model::SourceId;
+        let mut stemmer = Stemmer::default();
+        let page = |id: u32, path: &str, query: &str| {
+            let mut doc = crate::engine::reasoner::SourceDoc::page(id, path, "T", "A priority queue.");
+            let meta = std::sync::Arc::make_mut(&mut doc.meta);
+            meta.canonical = path.into();
+            meta.query = query.into();
+            doc
+        };
+        let docs = vec![
+            page(1, "lib/heap.html", "lib/heap.html"),
+            page(2, "lib/ring.html", "ring buffer"),
+            page(3, "lib/other.html", "lib/other.html"),
+        ];
+        let srcs: Vec<Src<'_>> = docs
+            .iter()
+            .map(|d| Src { doc: d, an: std::sync::Arc::new(super::super::analysis::analyze("T", &d.text, &mut stemmer)) })
+            .collect();
+        let off = |id: u32| SourceVerdict {
+            id: SourceId(id),
+            kept: false,
+            reason: Some("off_topic".into()),
+            relevance: 0.2,
+            signals: Vec::new(),
+        };
+        let mut verdicts = vec![off(1), off(2), off(3)];
+        let bridged = vec![
+            Bridge { path: "lib/heap.html".into(), intent: "bridge: heap".into(), aspect: String::new() },
+            Bridge { path: "lib/ring.html".into(), intent: "bridge: ring".into(), aspect: String::new() },
+        ];
+        vouch(&mut verdicts, &srcs, &bridged);
+        assert!(verdicts[0].kept && verdicts[0].signals == vec!["bridge: heap".to_string()]);
+        assert!(!verdicts[1].kept, "found by another query: not vouched for");
+        assert!(!verdicts[2].kept, "read, but not a bridge of this question");
+    }
+
+    #[test]
     fn bridges_replace_the_weakest_queries_within_the_budget() {
         let mut out = PlanOutput {
             reflection: Reflection::default(),
             queries: (0..4).map(|i| PlannedQuery::new(format!("q{i}"), String::new())).collect(),
         };
-        let b = |p: &str| Bridge { path: p.into(), intent: format!("bridge: {p}") };
+        let b = |p: &str| Bridge { path: p.into(), intent: format!("bridge: {p}"), aspect: String::new() };
         add_bridges(&mut out, &[b("a.html"), b("q1"), b("c.html")], &["c.html".into()], 4);
         let texts: Vec<&str> = out.queries.iter().map(|q| q.text.as_str()).collect();
         assert_eq!(texts, vec!["q0", "q1", "q2", "a.html"], "a query already planned or run is not bridged twice");

@@ -199,20 +199,20 @@ impl Reasoner for BuiltinReasoner {
             .unwrap_or_default();
         let aspects = self.with_related(aspects, &named, &weights, &mut stemmer);
         let out = match ctx.strategy {
-            None => {
-                let mut out = plan::first_plan(&ctx, &aspects, &weights, &mut stemmer, &self.corpus_note());
-                if let Some(glossary) = &self.glossary {
-                    let found =
-                        bridge::bridges(&ctx.question, &aspects, &weights, glossary.as_ref(), &mut stemmer, MAX_BRIDGES);
-                    bridge::add_bridges(&mut out, &found, &ctx.already_run, ctx.max_queries);
-                }
-                out
-            }
+            None => plan::first_plan(&ctx, &aspects, &weights, &mut stemmer, &self.corpus_note()),
             Some(strategy) => {
                 let mut out = plan::refine_plan(&ctx, strategy, &aspects, &weights, &sources, &mut stemmer);
                 if let Some(links) = &self.links {
                     let reads = follow::reads(&sources, &aspects, &weights, links.as_ref(), &mut stemmer, MAX_READS);
                     follow::add_reads(&mut out, &reads, &ctx.already_run, ctx.max_queries);
+                }
+                // The bridge: aspects the question's own words found no
+                // support for are read where the docs define them.
+                if let Some(glossary) = &self.glossary {
+                    let found =
+                        bridge::bridges(&ctx.question, &aspects, &weights, glossary.as_ref(), &mut stemmer, MAX_BRIDGES);
+                    let found = bridge::still_needed(found, &aspects, &sources);
+                    bridge::add_bridges(&mut out, &found, &ctx.already_run, ctx.max_queries);
                 }
                 out
             }
