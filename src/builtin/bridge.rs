@@ -308,6 +308,27 @@ mod tests {
     }
 
     #[test]
+    fn an_aspect_a_source_sentence_supports_needs_no_bridge() {
+        let mut stemmer = Stemmer::default();
+        let w = Weights::new(Some(std::sync::Arc::new(Counts)), 1.0, &[]);
+        let a = aspects("priority queue or ring buffer", &w, &mut stemmer);
+        let doc = crate::engine::reasoner::SourceDoc::page(1, "lib/ring.html", "Ring", "A ring buffer grows. It is fast.");
+        let srcs = vec![Src { doc: &doc, an: std::sync::Arc::new(super::super::analysis::analyze("Ring", &doc.text, &mut stemmer)) }];
+        let b = |p: &str, aspect: &str| Bridge { path: p.into(), intent: String::new(), aspect: aspect.into() };
+        let label = |word: &str| a.iter().find(|x| x.label.contains(word)).map(|x| x.label.clone()).expect("aspect");
+        let kept = still_needed(
+            vec![b("lib/heap.html", &label("priority")), b("lib/deque.html", &label("ring")), b("lib/ring.html", "")],
+            &a,
+            &srcs,
+        );
+        assert_eq!(
+            kept.iter().map(|b| b.path.as_str()).collect::<Vec<_>>(),
+            vec!["lib/heap.html"],
+            "a supported aspect and a page already a source are not bridged"
+        );
+    }
+
+    #[test]
     fn bridges_replace_the_weakest_queries_within_the_budget() {
         let mut out = PlanOutput {
             reflection: Reflection::default(),
