@@ -287,7 +287,10 @@ mod tests {
         ];
         let srcs: Vec<Src<'_>> = docs
             .iter()
-            .map(|d| Src { doc: d, an: std::sync::Arc::new(super::super::analysis::analyze("T", &d.text, &mut stemmer)) })
+            .map(|d| Src {
+                doc: d,
+                an: std::sync::Arc::new(super::super::analysis::analyze("T", &d.text, &mut stemmer)),
+            })
             .collect();
         let off = |id: u32| SourceVerdict {
             id: SourceId(id),
@@ -312,8 +315,12 @@ mod tests {
         let mut stemmer = Stemmer::default();
         let w = Weights::new(Some(std::sync::Arc::new(Counts)), 1.0, &[]);
         let a = aspects("priority queue or ring buffer", &w, &mut stemmer);
-        let doc = crate::engine::reasoner::SourceDoc::page(1, "lib/ring.html", "Ring", "A ring buffer grows. It is fast.");
-        let srcs = vec![Src { doc: &doc, an: std::sync::Arc::new(super::super::analysis::analyze("Ring", &doc.text, &mut stemmer)) }];
+        let doc =
+            crate::engine::reasoner::SourceDoc::page(1, "lib/ring.html", "Ring", "A ring buffer grows. It is fast.");
+        let srcs = vec![Src {
+            doc: &doc,
+            an: std::sync::Arc::new(super::super::analysis::analyze("Ring", &doc.text, &mut stemmer)),
+        }];
         let b = |p: &str, aspect: &str| Bridge { path: p.into(), intent: String::new(), aspect: aspect.into() };
         let label = |word: &str| a.iter().find(|x| x.label.contains(word)).map(|x| x.label.clone()).expect("aspect");
         let kept = still_needed(

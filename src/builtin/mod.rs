@@ -209,8 +209,14 @@ impl Reasoner for BuiltinReasoner {
                 // The bridge: aspects the question's own words found no
                 // support for are read where the docs define them.
                 if let Some(glossary) = &self.glossary {
-                    let found =
-                        bridge::bridges(&ctx.question, &aspects, &weights, glossary.as_ref(), &mut stemmer, MAX_BRIDGES);
+                    let found = bridge::bridges(
+                        &ctx.question,
+                        &aspects,
+                        &weights,
+                        glossary.as_ref(),
+                        &mut stemmer,
+                        MAX_BRIDGES,
+                    );
                     let found = bridge::still_needed(found, &aspects, &sources);
                     bridge::add_bridges(&mut out, &found, &ctx.already_run, ctx.max_queries);
                 }

@@ -63,7 +63,8 @@ pub fn defining_text(page: &Page) -> Option<String> {
 /// lowercase words ("Item →", "Rule → a B ;", "🔬 Experimental" are not).
 fn is_prose(text: &str) -> bool {
     let words: Vec<&str> = text.split_whitespace().collect();
-    let starts = text.trim_start().chars().next().is_some_and(|c| c.is_alphanumeric() || matches!(c, '`' | '"' | '‘' | '“'));
+    let starts =
+        text.trim_start().chars().next().is_some_and(|c| c.is_alphanumeric() || matches!(c, '`' | '"' | '‘' | '“'));
     let lower = words
         .iter()
         .filter(|w| {
@@ -271,13 +272,18 @@ mod tests {
         let found = corpus.defined_by(query, 3).expect("search");
         assert_eq!(found.first().map(|d| d.path.as_str()), Some("heap.md"), "{found:?}");
         assert_eq!(found[0].summary, "A priority queue implemented with a binary heap.");
-        assert!(!query.to_lowercase().contains(&found[0].title.to_lowercase()), "found by its definition, not its title");
+        assert!(
+            !query.to_lowercase().contains(&found[0].title.to_lowercase()),
+            "found by its definition, not its title"
+        );
         // Passage search ranks the page that repeats the question's words
         // first: the definitions index is what reaches the item.
         let passages = corpus.search(query, &[], 3).expect("search");
         assert_ne!(passages.first().map(|h| h.path.as_str()), Some("heap.md"), "{passages:?}");
         assert!(
-            passages.iter().all(|h| h.text != "A priority queue implemented with a binary heap." || h.path == "heap.md"),
+            passages
+                .iter()
+                .all(|h| h.text != "A priority queue implemented with a binary heap." || h.path == "heap.md"),
             "definitions stay out of passage search"
         );
     }
