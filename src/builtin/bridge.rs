@@ -280,7 +280,7 @@ mod tests {
             meta.query = query.into();
             doc
         };
-        let docs = vec![
+        let docs = [
             page(1, "lib/heap.html", "lib/heap.html"),
             page(2, "lib/ring.html", "ring buffer"),
             page(3, "lib/other.html", "lib/other.html"),
