@@ -47,7 +47,11 @@ pub async fn run_session(id: String, question: &str, corpus: &Arc<LocalCorpus>, 
     settings.memory.enabled = false;
     let rarity: Arc<dyn Rarity> = corpus.clone();
     let parts = EngineParts {
-        reasoner: Arc::new(BuiltinReasoner::new(config.builtin.clone(), Some(rarity), 1.0).with_links(corpus.clone())),
+        reasoner: Arc::new(
+            BuiltinReasoner::new(config.builtin.clone(), Some(rarity), 1.0)
+                .with_links(corpus.clone())
+                .with_glossary(corpus.clone()),
+        ),
         search: Arc::new(SearchRouter::new(vec![vec![provider]], &config.search.router())),
         texts: Arc::new(MemoryTexts::default()),
         memory: Arc::new(InMemoryStore::new(MemorySettings::default())) as Arc<dyn MemoryStore>,

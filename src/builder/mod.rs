@@ -179,8 +179,9 @@ impl Runtime {
         let share = if only_local { 1.0 } else { 0.5 };
         let reasoner = BuiltinReasoner::new(self.config.builtin.clone(), corpus, share);
         match local {
-            // READ: the corpus's links are followed too.
-            Some(c) => Arc::new(reasoner.with_links(c)),
+            // READ: the corpus's links are followed, and its definitions bridge
+            // the question's words to the items they define.
+            Some(c) => Arc::new(reasoner.with_links(c.clone()).with_glossary(c)),
             None => Arc::new(reasoner),
         }
     }

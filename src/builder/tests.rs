@@ -37,8 +37,8 @@ async fn the_corpus_is_opened_once_and_shared_by_every_session_and_a_retuned_run
     let first = rt.parts(&rt.sessions().dir("a"), Box::new(crate::engine::ports::MemorySink::default()));
     let second = rt.parts(&rt.sessions().dir("b"), Box::new(crate::engine::ports::MemorySink::default()));
     // Each session's built-in reasoner reads the same opened corpus (its
-    // term statistics and its links: two handles each).
-    assert_eq!(Arc::strong_count(&corpus), held + 4);
+    // term statistics, its links and its definitions: three handles each).
+    assert_eq!(Arc::strong_count(&corpus), held + 6);
     assert!(!Arc::ptr_eq(&first.search, &second.search), "each session has its own breakers");
     let mut config = rt.config().clone();
     config.research.preset = Preset::Deep;

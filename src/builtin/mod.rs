@@ -11,6 +11,7 @@
 mod analysis;
 mod answer;
 mod aspects;
+mod bridge;
 mod candidates;
 mod clusters;
 mod config;
@@ -29,6 +30,7 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 
+pub use bridge::{Definition, Glossary};
 pub use config::BuiltinConfig;
 pub use follow::Links;
 pub use rarity::Rarity;
@@ -44,6 +46,8 @@ use rarity::Weights;
 
 /// Links followed (pages read) per refinement, at most.
 const MAX_READS: usize = 3;
+/// Pages defined with the question's words read in the first plan, at most.
+const MAX_BRIDGES: usize = 2;
 
 /// A source with its analysis.
 pub struct Src<'a> {
@@ -57,6 +61,8 @@ pub struct BuiltinReasoner {
     corpus_share: f64,
     /// The corpus's section links, for READ (link following).
     links: Option<Arc<dyn Links>>,
+    /// The corpus's page definitions, for the vocabulary bridge.
+    glossary: Option<Arc<dyn Glossary>>,
     /// Analyses by text hash: a source is analysed once per session.
     cache: Mutex<HashMap<String, Arc<AnalyzedDoc>>>,
 }
@@ -66,12 +72,18 @@ impl BuiltinReasoner {
     /// it; `corpus_share`: how much to trust them against the session's
     /// own sources (1 when the local corpus is the only provider).
     pub fn new(cfg: BuiltinConfig, corpus: Option<Arc<dyn Rarity>>, corpus_share: f64) -> Self {
-        Self { cfg, corpus, corpus_share, links: None, cache: Mutex::new(HashMap::new()) }
+        Self { cfg, corpus, corpus_share, links: None, glossary: None, cache: Mutex::new(HashMap::new()) }
     }
 
     /// Follows the links of the best passages' sections in `links` (READ).
     pub fn with_links(mut self, links: Arc<dyn Links>) -> Self {
         self.links = Some(links);
+        self
+    }
+
+    /// Bridges the question's words to the items `glossary` defines with them.
+    pub fn with_glossary(mut self, glossary: Arc<dyn Glossary>) -> Self {
+        self.glossary = Some(glossary);
         self
     }
 
@@ -194,6 +206,20 @@ impl Reasoner for BuiltinReasoner {
                     let reads = follow::reads(&sources, &aspects, &weights, links.as_ref(), &mut stemmer, MAX_READS);
                     follow::add_reads(&mut out, &reads, &ctx.already_run, ctx.max_queries);
                 }
+                // The bridge: aspects the question's own words found no
+                // support for are read where the docs define them.
+                if let Some(glossary) = &self.glossary {
+                    let found = bridge::bridges(
+                        &ctx.question,
+                        &aspects,
+                        &weights,
+                        glossary.as_ref(),
+                        &mut stemmer,
+                        MAX_BRIDGES,
+                    );
+                    let found = bridge::still_needed(found, &aspects, &sources);
+                    bridge::add_bridges(&mut out, &found, &ctx.already_run, ctx.max_queries);
+                }
                 out
             }
         };
@@ -218,6 +244,11 @@ impl Reasoner for BuiltinReasoner {
         let mut verdicts = review::review(&candidates, &kept, &asked, &weights, &self.cfg);
         if let Some(links) = &self.links {
             follow::vouch(&mut verdicts, &candidates, &kept, links.as_ref());
+        }
+        if let Some(glossary) = &self.glossary {
+            let bridged =
+                bridge::bridges(&ctx.question, &aspects, &weights, glossary.as_ref(), &mut stemmer, MAX_BRIDGES);
+            bridge::vouch(&mut verdicts, &candidates, &bridged);
         }
         Ok(Reply::free(verdicts))
     }

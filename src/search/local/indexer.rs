@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use tantivy::schema::Term;
 use tantivy::{Index, IndexWriter, TantivyDocument};
 
+use super::definitions::definition_doc;
 use super::discover::{FileEntry, WalkProblems, walk};
 use super::dupes::{GroupRules, group, simhash, top_folder};
 use super::extract::{Extracted, Page, Passage, SkipReason, decode_text, extract, passages};
@@ -348,6 +349,9 @@ fn process(
         }
         doc.add_u64(fields.words, p.text.split_whitespace().count() as u64);
         doc.add_text(fields.lang, &content.lang);
+        writer.add_document(doc).map_err(CorpusError::index)?;
+    }
+    if let Some(doc) = definition_doc(fields, rel, page, &content.lang) {
         writer.add_document(doc).map_err(CorpusError::index)?;
     }
     let mut doc = TantivyDocument::default();

@@ -4,6 +4,7 @@
 
 mod config;
 mod corpus;
+mod definitions;
 mod discover;
 mod dupes;
 pub mod extract;
@@ -20,6 +21,7 @@ use std::sync::Arc;
 
 pub use config::LocalConfig;
 pub use corpus::{LocalCorpus, corpus_root, index_folder};
+pub use definitions::DefinitionHit;
 pub use discover::default_corpus;
 pub use indexer::IndexSummary;
 pub use links::SectionLinks;

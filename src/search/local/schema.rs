@@ -1,5 +1,6 @@
-//! The tantivy schema: one document per passage (searched) and one per page
-//! (its whole text, for `fetch`).
+//! The tantivy schema: one document per passage (searched), one per page
+//! (its whole text, for `fetch`) and one per page's definition (its title
+//! and opening sentences, searched on their own).
 
 use tantivy::schema::{
     FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
@@ -21,6 +22,9 @@ pub fn analyzer() -> TextAnalyzer {
 
 pub const KIND_PASSAGE: &str = "passage";
 pub const KIND_PAGE: &str = "page";
+/// A page's defining text (title and opening sentences), searched apart
+/// from passages: see `definitions`.
+pub const KIND_DEFINITION: &str = "definition";
 
 #[derive(Debug, Clone, Copy)]
 pub struct Fields {
@@ -44,6 +48,12 @@ pub struct Fields {
     /// Passage documents: its section's link targets, space-separated, on
     /// the section's first passage (stored, not searched): what READ follows.
     pub links: Field,
+    /// Definition documents: the page's title (searched, stored). Fields of
+    /// their own, so definitions never enter passage search or its term
+    /// statistics.
+    pub def_title: Field,
+    /// Definition documents: the page's opening sentences (searched, stored).
+    pub def_body: Field,
 }
 
 pub fn schema() -> (Schema, Fields) {
@@ -61,13 +71,15 @@ pub fn schema() -> (Schema, Fields) {
         anchor: b.add_text_field("anchor", STORED),
         title: b.add_text_field("title", text.clone()),
         heading: b.add_text_field("heading", text.clone()),
-        body: b.add_text_field("body", text),
+        body: b.add_text_field("body", text.clone()),
         lang: b.add_text_field("lang", STRING | STORED),
         page_title: b.add_text_field("page_title", STORED),
         page_text: b.add_text_field("page_text", STORED),
         mtime: b.add_u64_field("mtime", INDEXED | STORED),
         words: b.add_u64_field("words", FAST),
         links: b.add_text_field("links", STORED),
+        def_title: b.add_text_field("def_title", text.clone()),
+        def_body: b.add_text_field("def_body", text),
     };
     (b.build(), fields)
 }
@@ -88,5 +100,7 @@ pub fn fields_of(schema: &Schema) -> Option<Fields> {
         mtime: f("mtime")?,
         words: f("words")?,
         links: f("links")?,
+        def_title: f("def_title")?,
+        def_body: f("def_body")?,
     })
 }
