@@ -236,9 +236,38 @@ async fn answer(
     let mut review_iterations = std::collections::BTreeSet::new();
     let mut review_calls = 0;
     let mut iteration = 0;
+    let trace = std::env::var("LLM_COST_TRACE").is_ok();
+    if trace {
+        println!("{structure} {} {question}", preset.as_str());
+    }
     for r in sink.records() {
         match &r.event {
             Event::IterationStarted { iteration: n, .. } => iteration = *n,
+            Event::Evaluated { evaluation: e, .. } if trace => {
+                let k = &e.components;
+                println!(
+                    "  it{iteration} conf {:.3} cov {:.2} rel {:.2} srcq {:.2} dens {:.2} cons {:.2} claims {}/{} cited {} sim {:?} held {:?}",
+                    e.confidence,
+                    e.coverage,
+                    k.answer_relevance,
+                    k.source_quality,
+                    k.citation_density,
+                    k.consistency,
+                    e.supported_claims,
+                    e.claims,
+                    e.cited_sources,
+                    e.draft_similarity,
+                    e.held_back
+                );
+            }
+            Event::Decided { decision: d, .. } if trace => {
+                println!("  it{iteration} {:?} {:?}: {}", d.action, d.reason, d.detail)
+            }
+            Event::Reviewed { verdicts, .. } if trace => println!(
+                "  it{iteration} reviewed: kept {} of {} new",
+                verdicts.iter().filter(|v| v.kept).count(),
+                verdicts.len()
+            ),
             Event::UsageRecorded { usage } => {
                 calls += usage.calls;
                 into.prompt += usage.prompt_tokens;
@@ -343,8 +372,15 @@ fn main() {
             continue;
         }
         for preset in [Preset::Simple, Preset::Standard, Preset::Deep] {
+            // `LLM_COST_PRESETS=standard` runs only that preset.
+            if std::env::var("LLM_COST_PRESETS").is_ok_and(|p| !p.split(',').any(|w| w.trim() == preset.as_str())) {
+                continue;
+            }
             let mut f = Figures::default();
-            for (q, gold) in &questions {
+            // `LLM_COST_QUESTIONS=3` runs the first three questions only (tracing).
+            let n_questions =
+                std::env::var("LLM_COST_QUESTIONS").ok().and_then(|n| n.parse().ok()).unwrap_or(usize::MAX);
+            for (q, gold) in questions.iter().take(n_questions) {
                 rt.block_on(answer(q, gold, provider.clone(), preset, structure, &mut f));
             }
             let n = f64::from(f.answers.max(1));
