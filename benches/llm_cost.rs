@@ -181,6 +181,8 @@ struct Figures {
     prompt: u64,
     wall_ms: u128,
     recall: f64,
+    /// Confidence of the draft the report was written from.
+    confidence: f64,
     iterations: u32,
     one_iteration_calls: Vec<u32>,
     by_role: BTreeMap<String, (u32, u64)>,
@@ -294,6 +296,8 @@ async fn answer(
         .as_ref()
         .map(|v| v.cited.iter().filter_map(|id| state.source(*id)).map(|s| s.meta.locator.clone()).collect())
         .unwrap_or_default();
+    let based_on = state.report.as_ref().and_then(|r| r.based_on_iteration).and_then(|n| state.iteration_record(n));
+    into.confidence += based_on.and_then(|it| it.evaluation.as_ref()).map_or(0.0, |e| e.confidence);
     let found = gold.iter().filter(|g| cited.iter().any(|c| c.ends_with(&format!("/{g}")))).count();
     into.recall += found as f64 / gold.len().max(1) as f64;
 }
@@ -362,8 +366,8 @@ fn main() {
         questions.len()
     );
     println!(
-        "\n{:<9} {:<9} {:>6} {:>8} {:>9} {:>10} {:>8} {:>7} {:>6}  per role (calls / prompt tokens per answer)",
-        "structure", "preset", "iters", "calls", "critical", "prompt tok", "wall s", "recall", "1-it"
+        "\n{:<9} {:<9} {:>6} {:>8} {:>9} {:>10} {:>8} {:>7} {:>6} {:>6}  per role (calls / prompt tokens per answer)",
+        "structure", "preset", "iters", "calls", "critical", "prompt tok", "wall s", "recall", "conf", "1-it"
     );
     // `LLM_COST_STRUCTURES=default,settled` runs only those.
     let wanted = std::env::var("LLM_COST_STRUCTURES").unwrap_or_else(|_| "per-role,default,settled,no-write".into());
@@ -395,7 +399,7 @@ fn main() {
                 format!("{}", f.one_iteration_calls.iter().max().unwrap_or(&0))
             };
             println!(
-                "{:<9} {:<9} {:>6.1} {:>8.1} {:>9.1} {:>10.0} {:>8.2} {:>7.2} {:>6}  {}",
+                "{:<9} {:<9} {:>6.1} {:>8.1} {:>9.1} {:>10.0} {:>8.2} {:>7.2} {:>6.3} {:>6}  {}",
                 structure,
                 preset.as_str(),
                 f64::from(f.iterations) / n,
@@ -404,6 +408,7 @@ fn main() {
                 f.prompt as f64 / n,
                 f.wall_ms as f64 / 1000.0 / n,
                 f.recall / n,
+                f.confidence / n,
                 one,
                 roles.join(", ")
             );
