@@ -29,7 +29,10 @@
 //! report built from the best draft without a call).
 //!
 //! `cargo bench --bench llm_cost` (or, without a release build,
-//! `cargo test --bench llm_cost`)
+//! `cargo test --bench llm_cost`). `LLM_COST_STRUCTURES=default,settled`,
+//! `LLM_COST_PRESETS=standard` and `LLM_COST_QUESTIONS=3` run a subset;
+//! `LLM_COST_TRACE=1` prints every iteration's review, evaluation and
+//! decision (why a session ran as many rounds as it did).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 #[path = "../tests/llm_support/mod.rs"]
