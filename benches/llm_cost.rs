@@ -29,7 +29,10 @@
 //! report built from the best draft without a call).
 //!
 //! `cargo bench --bench llm_cost` (or, without a release build,
-//! `cargo test --bench llm_cost`)
+//! `cargo test --bench llm_cost`). `LLM_COST_STRUCTURES=default,settled`,
+//! `LLM_COST_PRESETS=standard` and `LLM_COST_QUESTIONS=3` run a subset;
+//! `LLM_COST_TRACE=1` prints every iteration's review, evaluation and
+//! decision (why a session ran as many rounds as it did).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 #[path = "../tests/llm_support/mod.rs"]
@@ -181,6 +184,8 @@ struct Figures {
     prompt: u64,
     wall_ms: u128,
     recall: f64,
+    /// Confidence of the draft the report was written from.
+    confidence: f64,
     iterations: u32,
     one_iteration_calls: Vec<u32>,
     by_role: BTreeMap<String, (u32, u64)>,
@@ -236,9 +241,38 @@ async fn answer(
     let mut review_iterations = std::collections::BTreeSet::new();
     let mut review_calls = 0;
     let mut iteration = 0;
+    let trace = std::env::var("LLM_COST_TRACE").is_ok();
+    if trace {
+        println!("{structure} {} {question}", preset.as_str());
+    }
     for r in sink.records() {
         match &r.event {
             Event::IterationStarted { iteration: n, .. } => iteration = *n,
+            Event::Evaluated { evaluation: e, .. } if trace => {
+                let k = &e.components;
+                println!(
+                    "  it{iteration} conf {:.3} cov {:.2} rel {:.2} srcq {:.2} dens {:.2} cons {:.2} claims {}/{} cited {} sim {:?} held {:?}",
+                    e.confidence,
+                    e.coverage,
+                    k.answer_relevance,
+                    k.source_quality,
+                    k.citation_density,
+                    k.consistency,
+                    e.supported_claims,
+                    e.claims,
+                    e.cited_sources,
+                    e.draft_similarity,
+                    e.held_back
+                );
+            }
+            Event::Decided { decision: d, .. } if trace => {
+                println!("  it{iteration} {:?} {:?}: {}", d.action, d.reason, d.detail)
+            }
+            Event::Reviewed { verdicts, .. } if trace => println!(
+                "  it{iteration} reviewed: kept {} of {} new",
+                verdicts.iter().filter(|v| v.kept).count(),
+                verdicts.len()
+            ),
             Event::UsageRecorded { usage } => {
                 calls += usage.calls;
                 into.prompt += usage.prompt_tokens;
@@ -265,6 +299,8 @@ async fn answer(
         .as_ref()
         .map(|v| v.cited.iter().filter_map(|id| state.source(*id)).map(|s| s.meta.locator.clone()).collect())
         .unwrap_or_default();
+    let based_on = state.report.as_ref().and_then(|r| r.based_on_iteration).and_then(|n| state.iteration_record(n));
+    into.confidence += based_on.and_then(|it| it.evaluation.as_ref()).map_or(0.0, |e| e.confidence);
     let found = gold.iter().filter(|g| cited.iter().any(|c| c.ends_with(&format!("/{g}")))).count();
     into.recall += found as f64 / gold.len().max(1) as f64;
 }
@@ -333,8 +369,8 @@ fn main() {
         questions.len()
     );
     println!(
-        "\n{:<9} {:<9} {:>6} {:>8} {:>9} {:>10} {:>8} {:>7} {:>6}  per role (calls / prompt tokens per answer)",
-        "structure", "preset", "iters", "calls", "critical", "prompt tok", "wall s", "recall", "1-it"
+        "\n{:<9} {:<9} {:>6} {:>8} {:>9} {:>10} {:>8} {:>7} {:>6} {:>6}  per role (calls / prompt tokens per answer)",
+        "structure", "preset", "iters", "calls", "critical", "prompt tok", "wall s", "recall", "conf", "1-it"
     );
     // `LLM_COST_STRUCTURES=default,settled` runs only those.
     let wanted = std::env::var("LLM_COST_STRUCTURES").unwrap_or_else(|_| "per-role,default,settled,no-write".into());
@@ -343,8 +379,15 @@ fn main() {
             continue;
         }
         for preset in [Preset::Simple, Preset::Standard, Preset::Deep] {
+            // `LLM_COST_PRESETS=standard` runs only that preset.
+            if std::env::var("LLM_COST_PRESETS").is_ok_and(|p| !p.split(',').any(|w| w.trim() == preset.as_str())) {
+                continue;
+            }
             let mut f = Figures::default();
-            for (q, gold) in &questions {
+            // `LLM_COST_QUESTIONS=3` runs the first three questions only (tracing).
+            let n_questions =
+                std::env::var("LLM_COST_QUESTIONS").ok().and_then(|n| n.parse().ok()).unwrap_or(usize::MAX);
+            for (q, gold) in questions.iter().take(n_questions) {
                 rt.block_on(answer(q, gold, provider.clone(), preset, structure, &mut f));
             }
             let n = f64::from(f.answers.max(1));
@@ -359,7 +402,7 @@ fn main() {
                 format!("{}", f.one_iteration_calls.iter().max().unwrap_or(&0))
             };
             println!(
-                "{:<9} {:<9} {:>6.1} {:>8.1} {:>9.1} {:>10.0} {:>8.2} {:>7.2} {:>6}  {}",
+                "{:<9} {:<9} {:>6.1} {:>8.1} {:>9.1} {:>10.0} {:>8.2} {:>7.2} {:>6.3} {:>6}  {}",
                 structure,
                 preset.as_str(),
                 f64::from(f.iterations) / n,
@@ -368,6 +411,7 @@ fn main() {
                 f.prompt as f64 / n,
                 f.wall_ms as f64 / 1000.0 / n,
                 f.recall / n,
+                f.confidence / n,
                 one,
                 roles.join(", ")
             );

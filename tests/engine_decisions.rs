@@ -96,7 +96,10 @@ async fn output_by_time_budget() {
 #[tokio::test]
 async fn diminishing_returns() {
     let turns = (8..=12).map(|a| Turn::coverage(a, 20)).collect();
-    let out = Harness::new(settings(10), ScriptedReasoner::new(turns), provider()).run("q").await;
+    // Every round finds pages it had not seen, so the trend is what stops it
+    // (a round that finds nothing new and drafts no better stagnates sooner).
+    let many = ScriptedProvider::new("scripted", corpus(60));
+    let out = Harness::new(settings(10), ScriptedReasoner::new(turns), many).run("q").await;
     let d = decisions(&out.state);
     assert_eq!(d.last().map(String::as_str), Some("OUTPUT:diminishing_returns"), "{d:?}");
     assert_eq!(d.len(), 4, "needs three gains after the first: {d:?}");

@@ -430,3 +430,45 @@ async fn the_question_and_sources_come_first_and_cached_tokens_are_recorded() {
         .sum();
     assert!(cached > 0, "the server's cached tokens are recorded per call");
 }
+
+/// A round whose searches keep no new source and whose draft scores no
+/// better ends the loop: the report is written from the best draft instead
+/// of spending another REFINE and DRAFT on the same evidence.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_round_with_no_new_source_and_no_better_draft_ends_the_loop() {
+    let fake = FakeLlm::start().await;
+    // Every draft covers every aspect; the bar is out of reach, so only a
+    // stop rule can end the session before the iteration limit.
+    fake.state.full_coverage_from.store(1, Ordering::SeqCst);
+    // The second draft says it in other words (so it has not "converged"),
+    // citing a sentence every page has.
+    fake.queue("draft", Behaviour::Slow(Duration::ZERO));
+    let quote = "connect to gadgets through connector 1, as the manual shows";
+    let check = serde_json::json!({
+        "verdict": "PASS", "issues": [], "aspects_required": ["widgets", "gadgets"],
+        "aspects_addressed": ["widgets", "gadgets"], "weak_aspects": [], "gaps": [], "contradictions": [],
+        "needs_clarification": null, "answer_relevance": 0.9, "unanswered": false
+    });
+    let second = serde_json::json!({
+        "answer": format!("Put differently: every series of widgets is joined to its gadgets by numbered connectors [1].\n\n- They {quote} [1]"),
+        "claims": [{ "text": format!("Widgets {quote}"), "aspect": "widgets", "citations": [{ "source": 1, "quote": quote }] }],
+        "check": check
+    });
+    fake.queue("draft", Behaviour::Content(second.to_string()));
+    let mut settings = preset_settings(Preset::Standard);
+    settings.decide.confidence_threshold = 0.99;
+    // Four pages: the first round's searches find them all.
+    let (state, _) = session(reasoner(&config(&fake)), settings, corpus(4)).await;
+    assert_eq!(roles(&fake), ["plan", "draft", "plan", "draft", "write"], "two rounds, then the report");
+    assert_eq!(state.iterations.len(), 2);
+    assert!(state.iterations[1].new_sources.is_empty(), "the second round found nothing new");
+    let d = state.iterations[1].decision.as_ref().unwrap();
+    assert_eq!((d.action, d.reason), (Action::Output, DecisionReason::DiminishingReturns), "{}", d.detail);
+    assert!(d.detail.contains("no new source"), "{}", d.detail);
+    let report = state.report.as_ref().unwrap();
+    let best = state.best_iteration().unwrap().iteration;
+    assert_eq!(report.based_on_iteration, Some(best));
+    let v = state.verification.as_ref().unwrap();
+    assert!(v.claims_checked > 0 && v.claims_supported == v.claims_checked, "{v:?}");
+    assert!(report.caveats.iter().any(|c| c.contains("diminishing returns")), "{:?}", report.caveats);
+}

@@ -19,6 +19,23 @@ pub struct DecideInput<'a> {
     /// Asks already raised in this session.
     pub asks_raised: u32,
     pub convergence: Convergence,
+    pub progress: Progress,
+}
+
+/// What this iteration added, for the stagnation rule: an iteration whose
+/// searches kept no new source and whose draft scored no better than the
+/// best before it has stagnated, and one more round of the same costs calls.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Progress {
+    /// Sources this iteration's review kept that no earlier one had.
+    pub new_sources_kept: usize,
+    /// The best confidence of the earlier drafts this one competes with
+    /// (none before the first, or before the first after an answered ASK).
+    pub best_before: Option<f64>,
+    /// Whether another round costs model calls (the reasoner drafts with a
+    /// model). The built-in reasoner's rounds cost no call, so it keeps
+    /// looking until the other rules stop it.
+    pub rounds_cost_calls: bool,
 }
 
 pub fn decide(input: &DecideInput<'_>, s: &DecideSettings) -> Decision {
@@ -75,6 +92,9 @@ pub fn decide(input: &DecideInput<'_>, s: &DecideSettings) -> Decision {
     if let Some(why) = input.convergence.reason() {
         return out(DecisionReason::Converged, why);
     }
+    if let Some(why) = stagnation(input.iteration, e.confidence, &input.progress, s) {
+        return out(DecisionReason::DiminishingReturns, why);
+    }
     Decision { action: Action::Continue, reason: DecisionReason::BelowThresholds, detail: below_thresholds(e, s) }
 }
 
@@ -104,6 +124,26 @@ pub fn diminishing_returns(trend: &[f64], s: &DecideSettings) -> Option<f64> {
     }
     let mean = trend[trend.len() - w..].iter().sum::<f64>() / w as f64;
     (mean < s.diminishing_returns_threshold).then_some(mean)
+}
+
+/// Why iteration `n` stagnated, when it did: its searches kept no new
+/// source (the evidence is what it was) and its draft's confidence is not
+/// above the best earlier draft's by the diminishing-returns threshold. The
+/// report is then written from the best draft, as another round would
+/// redraft the same evidence.
+pub fn stagnation(n: u32, confidence: f64, p: &Progress, s: &DecideSettings) -> Option<String> {
+    let best = p.best_before?;
+    if !p.rounds_cost_calls || p.new_sources_kept > 0 {
+        return None;
+    }
+    let gain = confidence - best;
+    (gain < s.diminishing_returns_threshold).then(|| {
+        format!(
+            "iteration {n} found no new source and its draft scored {confidence:.2} against the best {best:.2} \
+             (gain {gain:.3} < {:.3})",
+            s.diminishing_returns_threshold
+        )
+    })
 }
 
 /// Whether an evaluation met the output thresholds and nothing holds it back.
@@ -165,6 +205,7 @@ mod tests {
             elapsed_ms: 0,
             asks_raised: 0,
             convergence: Convergence::default(),
+            progress: Progress::default(),
         }
     }
 
@@ -249,6 +290,43 @@ mod tests {
         let mut i = input(&e, &l, &[0.5, 0.2]);
         i.convergence = Convergence { draft_similarity: Some(0.99), severity_plateau: false, threshold: 0.95 };
         assert_eq!(decide(&i, &DecideSettings::default()).reason, DecisionReason::Converged);
+    }
+
+    #[test]
+    fn an_iteration_with_no_new_source_and_no_better_draft_stagnates() {
+        let s = DecideSettings::default();
+        let l = limits();
+        let e = eval(0.80, 0.95);
+        let stalled = Progress { new_sources_kept: 0, best_before: Some(0.79), rounds_cost_calls: true };
+        let mut i = input(&e, &l, &[0.5, 0.3]);
+        i.progress = stalled;
+        let d = decide(&i, &s);
+        assert_eq!((d.action, d.reason), (Action::Output, DecisionReason::DiminishingReturns));
+        assert!(d.detail.contains("no new source") && d.detail.contains("0.79"), "{}", d.detail);
+        // New evidence, a clearly better draft, the first iteration, or a
+        // reasoner whose rounds cost no call: go on.
+        let go_on = [
+            Progress { new_sources_kept: 1, ..stalled },
+            Progress { best_before: Some(0.70), ..stalled },
+            Progress { best_before: None, ..stalled },
+            Progress { rounds_cost_calls: false, ..stalled },
+        ];
+        for p in go_on {
+            i.progress = p;
+            assert_eq!(decide(&i, &s).action, Action::Continue, "{p:?}");
+        }
+        // A draft worse than the best also stagnates; the thresholds and an ASK come first.
+        i.progress = stalled;
+        let worse = eval(0.60, 0.95);
+        i.evaluation = &worse;
+        assert_eq!(decide(&i, &s).reason, DecisionReason::DiminishingReturns);
+        let good = eval(0.90, 0.95);
+        i.evaluation = &good;
+        assert_eq!(decide(&i, &s).reason, DecisionReason::Thresholds);
+        let mut unclear = eval(0.60, 0.95);
+        unclear.needs_clarification = true;
+        i.evaluation = &unclear;
+        assert_eq!(decide(&i, &s).action, Action::Ask);
     }
 
     /// The decision table with the honest-numbers gates: one row per case,

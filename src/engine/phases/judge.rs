@@ -6,10 +6,10 @@ use std::collections::HashSet;
 use super::call::research_limit_ms;
 use crate::engine::citations::check_claim;
 use crate::engine::convergence::{Convergence, severity_plateau};
-use crate::engine::decide::{DecideInput, decide};
+use crate::engine::decide::{DecideInput, Progress, decide};
 use crate::engine::evaluate::{CitedSource, EvaluateInput, evaluate, quote_supports_claim};
 use crate::engine::memory::MemoryEntry;
-use crate::engine::model::{Critique, SourceId};
+use crate::engine::model::{Critique, Role, SourceId};
 use crate::engine::protocol::Event;
 use crate::engine::run::{Engine, EngineError, now_ms};
 use crate::text::{content_terms, normalize_for_match};
@@ -90,10 +90,32 @@ impl Engine {
             elapsed_ms: self.state.elapsed_ms,
             asks_raised: self.state.asks.len() as u32,
             convergence,
+            progress: self.progress(n),
         };
         let decision = decide(&input, &self.settings.decide);
         self.emit(Event::Decided { iteration: n, decision })?;
         self.checkpoint()
+    }
+
+    /// What iteration `n` added, for the stagnation rule: the new sources
+    /// its review kept, and the best earlier confidence it competes with
+    /// (drafts since the last answered ASK: earlier ones may answer the
+    /// other meaning).
+    fn progress(&self, n: u32) -> Progress {
+        let new_sources_kept = self.state.iteration_record(n).map_or(0, |it| {
+            it.review
+                .as_ref()
+                .map_or(0, |(verdicts, _)| verdicts.iter().filter(|v| v.kept && it.new_sources.contains(&v.id)).count())
+        });
+        let since = self.state.asks.iter().filter(|a| a.answer.is_some()).map(|a| a.iteration).max().unwrap_or(0);
+        let best_before = self
+            .state
+            .iterations
+            .iter()
+            .filter(|it| it.iteration > since && it.iteration < n && it.draft.is_some())
+            .filter_map(|it| it.evaluation.as_ref().map(|e| e.confidence))
+            .reduce(f64::max);
+        Progress { new_sources_kept, best_before, rounds_cost_calls: self.reasoner.uses_model(Role::Draft) }
     }
 
     /// Seed 003: when iteration `n` scored higher than `n - 1` and an issue
