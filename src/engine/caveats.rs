@@ -102,8 +102,9 @@ pub fn caveats(state: &SessionState, stop: StopReason, based_on: Option<u32>, s:
         Some(e) => {
             if e.confidence < s.confidence_threshold {
                 out.push(format!(
-                    "Confidence {:.2} is below the {:.2} threshold; treat the answer as provisional.",
-                    e.confidence, s.confidence_threshold
+                    "Confidence {} is below the {:.2} threshold; treat the answer as provisional.",
+                    short_of(e.confidence, s.confidence_threshold),
+                    s.confidence_threshold
                 ));
             }
             if !e.gaps.is_empty() {
@@ -192,4 +193,23 @@ fn no_sources_caveat(state: &SessionState) -> Option<String> {
         ));
     }
     Some(format!("No usable source was found, so no answer could be drafted ({first})."))
+}
+
+/// A value just short of a threshold, with the decimals that show it short:
+/// 0.849 against 0.85 reads "0.849", not "0.85 is below the 0.85 threshold".
+fn short_of(value: f64, threshold: f64) -> String {
+    let two = format!("{value:.2}");
+    if two == format!("{threshold:.2}") { format!("{:.3}", (value * 1000.0).floor() / 1000.0) } else { two }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_value_short_of_its_threshold_never_prints_as_the_threshold() {
+        for (value, threshold, shown) in
+            [(0.8, 0.85, "0.80"), (0.849, 0.85, "0.849"), (0.8496, 0.85, "0.849"), (0.5, 0.6, "0.50")]
+        {
+            assert_eq!(super::short_of(value, threshold), shown, "{value} vs {threshold}");
+        }
+    }
 }
