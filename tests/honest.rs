@@ -8,24 +8,22 @@
 
 #[path = "llm_support/mod.rs"]
 mod llm_support;
+#[path = "corpora/local_engine.rs"]
+mod local_engine;
 mod support;
 
 use std::path::Path;
 use std::process::Output;
-use std::sync::Arc;
 
 use assert_cmd::cargo::CommandCargoExt;
 use llm_support::{Behaviour, FakeLlm};
+use local_engine::{builtin_reasoner, local_parts};
 use serde_json::Value;
-use sleuth::builtin::{BuiltinConfig, BuiltinReasoner, Rarity};
-use sleuth::engine::memory::{InMemoryStore, MemorySettings, MemoryStore};
 use sleuth::engine::model::{AnswerStatus, Outcome};
-use sleuth::engine::ports::{MemorySink, MemoryTexts};
 use sleuth::engine::protocol::{Answer, Command, Event, Limits};
 use sleuth::engine::settings::EngineSettings;
-use sleuth::engine::{Engine, EngineParts, SessionState};
-use sleuth::search::local::{self, LocalConfig, LocalProvider};
-use sleuth::search::{SearchProvider, SearchRouter};
+use sleuth::engine::{Engine, SessionState};
+use sleuth::search::local::{self, LocalConfig};
 use support::scripted::{Fault, ScriptedProvider, ScriptedReasoner, Turn, corpus};
 use support::{Harness, settings};
 
@@ -237,18 +235,7 @@ async fn after_an_ask_the_report_keeps_to_the_meaning_chosen() {
         token_budget: 0,
     };
     let settings = EngineSettings::with_limits("atlas", limits);
-    let provider: Arc<dyn SearchProvider> = Arc::new(LocalProvider::new(corpus.clone(), 1));
-    let rarity: Arc<dyn Rarity> = corpus;
-    let parts = EngineParts {
-        reasoner: Arc::new(BuiltinReasoner::new(BuiltinConfig::default(), Some(rarity), 1.0)),
-        search: Arc::new(SearchRouter::new(
-            vec![vec![provider]],
-            &sleuth::search::RouterSettings { backoff_min_ms: 1, backoff_max_ms: 5, ..Default::default() },
-        )),
-        texts: Arc::new(MemoryTexts::default()),
-        memory: Arc::new(InMemoryStore::new(MemorySettings::default())) as Arc<dyn MemoryStore>,
-        log: Box::new(MemorySink::default()),
-    };
+    let parts = local_parts(corpus.clone(), builtin_reasoner(&corpus));
     let (engine, handle) = Engine::new(settings, parts, SessionState::default());
     handle.commands.send(Command::Start { question: "What is Atlas?".into() }).unwrap();
     let task = tokio::spawn(engine.run());

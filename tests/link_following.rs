@@ -6,17 +6,18 @@
 //! the page ends up among the kept sources.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
+#[path = "corpora/local_engine.rs"]
+mod local_engine;
+
 use std::path::Path;
 use std::sync::Arc;
 
-use sleuth::builtin::{BuiltinConfig, BuiltinReasoner, Rarity};
-use sleuth::engine::memory::{InMemoryStore, MemorySettings, MemoryStore};
-use sleuth::engine::ports::{MemorySink, MemoryTexts};
+use local_engine::{builtin_reasoner, local_parts};
+
 use sleuth::engine::protocol::{Command, Event, Limits};
 use sleuth::engine::settings::EngineSettings;
-use sleuth::engine::{Engine, EngineParts, SessionState};
-use sleuth::search::local::{self, LocalConfig, LocalCorpus, LocalProvider};
-use sleuth::search::{SearchProvider, SearchRouter};
+use sleuth::engine::{Engine, SessionState};
+use sleuth::search::local::{self, LocalConfig, LocalCorpus};
 
 fn write(root: &Path, rel: &str, text: &str) {
     let path = root.join(rel);
@@ -188,20 +189,9 @@ async fn session(corpus: Arc<LocalCorpus>, question: &str, follow: bool, iterati
     settings.decide.confidence_threshold = 1.1;
     settings.decide.convergence_similarity = 1.1;
     settings.decide.diminishing_returns_threshold = -1.0;
-    let provider: Arc<dyn SearchProvider> = Arc::new(LocalProvider::new(corpus.clone(), 1));
-    let rarity: Arc<dyn Rarity> = corpus.clone();
-    let reasoner = BuiltinReasoner::new(BuiltinConfig::default(), Some(rarity), 1.0);
-    let reasoner = if follow { reasoner.with_links(corpus) } else { reasoner };
-    let parts = EngineParts {
-        reasoner: Arc::new(reasoner),
-        search: Arc::new(SearchRouter::new(
-            vec![vec![provider]],
-            &sleuth::search::RouterSettings { backoff_min_ms: 1, backoff_max_ms: 5, ..Default::default() },
-        )),
-        texts: Arc::new(MemoryTexts::default()),
-        memory: Arc::new(InMemoryStore::new(MemorySettings::default())) as Arc<dyn MemoryStore>,
-        log: Box::new(MemorySink::default()),
-    };
+    let reasoner = builtin_reasoner(&corpus);
+    let reasoner = if follow { reasoner.with_links(corpus.clone()) } else { reasoner };
+    let parts = local_parts(corpus, reasoner);
     let (engine, handle) = Engine::new(settings, parts, SessionState::default());
     handle.commands.send(Command::Start { question: question.into() }).expect("start");
     let task = tokio::spawn(engine.run());

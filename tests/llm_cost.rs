@@ -91,6 +91,17 @@ fn corpus(n: usize) -> Vec<scripted::Doc> {
         .collect()
 }
 
+/// Model calls the session's usage events record.
+fn recorded_calls(records: &[sleuth::engine::protocol::EventRecord]) -> u32 {
+    records
+        .iter()
+        .filter_map(|r| match &r.event {
+            Event::UsageRecorded { usage } => Some(usage.calls),
+            _ => None,
+        })
+        .sum()
+}
+
 fn roles(fake: &FakeLlm) -> Vec<String> {
     fake.state.requests.lock().unwrap().iter().map(role_of).collect()
 }
@@ -130,13 +141,7 @@ async fn a_question_settled_in_one_iteration_costs_three_calls() {
     let (state, records) = session(reasoner(&config(&fake)), preset_settings(Preset::Standard), corpus(12)).await;
     assert_eq!(state.iterations.len(), 1);
     assert_eq!(roles(&fake), ["plan", "draft", "write"]);
-    let calls: u32 = records
-        .iter()
-        .filter_map(|r| match &r.event {
-            Event::UsageRecorded { usage } => Some(usage.calls),
-            _ => None,
-        })
-        .sum();
+    let calls = recorded_calls(&records);
     assert_eq!(calls, 3, "every call is recorded once");
 }
 
@@ -149,13 +154,7 @@ async fn without_a_model_writer_a_settled_question_costs_two_calls_and_is_not_de
     let (state, records) = session(reasoner(&c), preset_settings(Preset::Standard), corpus(12)).await;
     assert_eq!(state.iterations.len(), 1);
     assert_eq!(roles(&fake), ["plan", "draft"], "no write call");
-    let calls: u32 = records
-        .iter()
-        .filter_map(|r| match &r.event {
-            Event::UsageRecorded { usage } => Some(usage.calls),
-            _ => None,
-        })
-        .sum();
+    let calls = recorded_calls(&records);
     assert_eq!(calls, 2);
     let report = state.report.as_ref().unwrap();
     let v = state.verification.as_ref().unwrap();

@@ -3,22 +3,22 @@
 //! the built-in reasoner in the real engine, and the real binary.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
+#[path = "corpora/local_engine.rs"]
+mod local_engine;
 #[path = "corpora/mercury.rs"]
 mod mercury;
 
 use std::path::Path;
 use std::sync::Arc;
 
+use local_engine::{builtin_reasoner, local_parts};
 use mercury::mercury_docs;
-use sleuth::builtin::{BuiltinConfig, BuiltinReasoner, Rarity};
-use sleuth::engine::memory::{InMemoryStore, MemorySettings, MemoryStore};
 use sleuth::engine::model::Action;
-use sleuth::engine::ports::{MemorySink, MemoryTexts};
 use sleuth::engine::protocol::{Answer, Command, Event, Limits};
 use sleuth::engine::settings::EngineSettings;
-use sleuth::engine::{Engine, EngineParts, SessionState};
+use sleuth::engine::{Engine, SessionState};
 use sleuth::search::local::{self, LocalConfig, LocalCorpus, LocalProvider};
-use sleuth::search::{SearchProvider, SearchQuery, SearchRouter};
+use sleuth::search::{SearchProvider, SearchQuery};
 
 fn write(root: &Path, rel: &str, bytes: impl AsRef<[u8]>) {
     let path = root.join(rel);
@@ -121,22 +121,7 @@ fn limits() -> Limits {
 /// contains `answer_with` (or the first).
 async fn session(corpus: Arc<LocalCorpus>, question: &str, answer_with: &str) -> (SessionState, Vec<Event>) {
     let settings = EngineSettings::with_limits("test", limits());
-    let provider: Arc<dyn SearchProvider> = Arc::new(LocalProvider::new(corpus.clone(), 1));
-    let rarity: Arc<dyn Rarity> = corpus;
-    let parts = EngineParts {
-        reasoner: Arc::new(BuiltinReasoner::new(BuiltinConfig::default(), Some(rarity), 1.0)),
-        search: Arc::new(SearchRouter::new(
-            vec![vec![provider]],
-            &sleuth::search::RouterSettings {
-                backoff_min_ms: 1,
-                backoff_max_ms: 5,
-                ..sleuth::search::RouterSettings::default()
-            },
-        )),
-        texts: Arc::new(MemoryTexts::default()),
-        memory: Arc::new(InMemoryStore::new(MemorySettings::default())) as Arc<dyn MemoryStore>,
-        log: Box::new(MemorySink::default()),
-    };
+    let parts = local_parts(corpus.clone(), builtin_reasoner(&corpus));
     let (engine, handle) = Engine::new(settings, parts, SessionState::default());
     handle.commands.send(Command::Start { question: question.into() }).expect("start");
     let task = tokio::spawn(engine.run());
