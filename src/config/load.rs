@@ -202,18 +202,19 @@ pub fn load(
 pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 
 fn read_capped(path: &Path) -> Result<String, ConfigError> {
-    use std::io::Read;
+    use crate::files::FileError;
     let read_err = |message: String| ConfigError::Read { path: path.to_path_buf(), message };
-    let file = std::fs::File::open(path).map_err(|e| read_err(e.to_string()))?;
-    let mut bytes = Vec::new();
-    file.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes).map_err(|e| read_err(e.to_string()))?;
-    if bytes.len() as u64 > MAX_CONFIG_BYTES {
-        return Err(read_err(format!(
+    match crate::files::read_text_capped(path, MAX_CONFIG_BYTES) {
+        Ok(text) => Ok(text),
+        Err(FileError::TooLarge { .. }) => Err(read_err(format!(
             "larger than {} MiB; a config file is a few lines of TOML (is this the right file?)",
             MAX_CONFIG_BYTES / (1024 * 1024)
-        )));
+        ))),
+        Err(FileError::NotRegular { what, .. }) => {
+            Err(read_err(format!("it is {what}, not a file; give the path of a TOML file")))
+        }
+        Err(FileError::Io { source, .. }) => Err(read_err(source.to_string())),
     }
-    String::from_utf8(bytes).map_err(|e| read_err(format!("not UTF-8 text ({e})")))
 }
 
 fn report_invalid(invalid: &[Invalid], to_error: impl Fn(&Invalid) -> ConfigError) -> Result<(), ConfigError> {

@@ -31,6 +31,7 @@ use crate::llm::LlmConfig;
 use crate::search::local::LocalConfig;
 use crate::search::opensearch::OpenSearchConfig;
 use crate::search::web::WebConfig;
+use crate::session::SessionsConfig;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -51,6 +52,7 @@ pub struct Config {
     pub opensearch: OpenSearchConfig,
     pub tui: TuiConfig,
     pub serve: ServeConfig,
+    pub sessions: SessionsConfig,
     pub log: LogConfig,
 }
 

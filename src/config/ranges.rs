@@ -144,6 +144,8 @@ pub const RANGES: &[Range] = &[
     r("opensearch.bulk_retries", 0.0, 100.0),
     r("opensearch.shards", 1.0, 1_024.0),
     r("opensearch.replicas", 0.0, 64.0),
+    r("sessions.max_log_mb", 1.0, 1_048_576.0),
+    r("sessions.max_line_mb", 1.0, 4_096.0),
 ];
 
 /// The range of a key as written in a config (`llm.pricing.gpt-4o.input`
