@@ -29,7 +29,7 @@ use sleuth::session::list::list_sessions;
 use sleuth::session::stats::compute;
 use sleuth::session::summary::SessionSummary;
 use sleuth::session::{SessionDir, open_session, read_log};
-use support::e2e::{files_under, kill_after, long_session, session_ids, write_corpus};
+use support::e2e::{files_under, long_session, session_ids, write_corpus};
 
 const MUTATIONS: usize = 300;
 const BINARY_SAMPLE: usize = 12;
@@ -48,8 +48,10 @@ fn sleuth(home: &Path) -> Command {
     cmd
 }
 
-/// Real logs to mutate: a finished session of several iterations, one
-/// killed part-way, and the fixture logs of every schema version.
+/// Real logs to mutate: a finished session of three iterations, the same
+/// session cut at a quarter, half and three quarters (what a kill leaves,
+/// and what `resume` works on), and the fixture logs of every schema
+/// version.
 fn base_logs(home: &Path, corpus: &Path) -> Vec<(String, Vec<u8>)> {
     let mut args = vec!["run".to_string()];
     args.extend(long_session(corpus));
@@ -61,19 +63,69 @@ fn base_logs(home: &Path, corpus: &Path) -> Vec<(String, Vec<u8>)> {
     args.push("How does widget 3 connect to its gadget?".into());
     sleuth(home).args(&args).assert().success();
     let finished = session_ids(home).pop().unwrap();
-    let log = |id: &str| std::fs::read(SessionDir::new(&home.join("sessions"), id).log_path()).unwrap();
-    let mut out = vec![("finished".to_string(), log(&finished))];
-    let mut killed_args = vec!["run".to_string()];
-    killed_args.extend(long_session(corpus));
-    killed_args.push("Which widget draws the most power?".into());
-    if let Some((id, _)) = kill_after(home, &killed_args, 40, true) {
-        out.push(("killed".to_string(), log(&id)));
+    let log = std::fs::read(SessionDir::new(&home.join("sessions"), &finished).log_path()).unwrap();
+    let lines: Vec<&[u8]> = log.split_inclusive(|b| *b == b'\n').collect();
+    let mut out = vec![("finished".to_string(), log.clone())];
+    for quarter in 1..=3 {
+        let kept = lines.len() * quarter / 4;
+        out.push((format!("cut at line {kept}"), lines[..kept].concat()));
     }
     for v in ["schema-v1", "schema-v2"] {
         let text = std::fs::read(format!("tests/fixtures/{v}.jsonl")).unwrap();
         out.push((v.to_string(), text));
     }
     out
+}
+
+/// The event kind of a log line, if it has one.
+fn kind_of(line: &str) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_str(line).ok()?;
+    v["event"]["type"].as_str().map(str::to_string)
+}
+
+/// A line of `lines` chosen by event kind first (each kind as likely as
+/// any other, however often it occurs), then among that kind's lines.
+fn line_by_kind(rng: &mut fastrand::Rng, lines: &[String]) -> usize {
+    let mut kinds: Vec<String> = lines.iter().filter_map(|l| kind_of(l)).collect();
+    kinds.sort();
+    kinds.dedup();
+    if kinds.is_empty() {
+        return rng.usize(..lines.len());
+    }
+    let kind = &kinds[rng.usize(..kinds.len())];
+    let of_kind: Vec<usize> = (0..lines.len()).filter(|i| kind_of(&lines[*i]).as_ref() == Some(kind)).collect();
+    of_kind[rng.usize(..of_kind.len())]
+}
+
+/// A whole number somewhere in a JSON value (the record's own fields and
+/// its event's), changed.
+fn change_a_field(rng: &mut fastrand::Rng, line: &str) -> Option<(String, String)> {
+    let mut v: serde_json::Value = serde_json::from_str(line).ok()?;
+    let mut fields: Vec<(bool, String)> = Vec::new();
+    for (k, x) in v.as_object()? {
+        if x.is_u64() {
+            fields.push((false, k.clone()));
+        }
+    }
+    for (k, x) in v["event"].as_object()? {
+        if x.is_u64() {
+            fields.push((true, k.clone()));
+        }
+    }
+    if fields.is_empty() {
+        return None;
+    }
+    let (in_event, key) = fields[rng.usize(..fields.len())].clone();
+    let slot = if in_event { &mut v["event"][&key] } else { &mut v[&key] };
+    let old = slot.as_u64()?;
+    let new = match rng.u8(0..4) {
+        0 => old.saturating_sub(1),
+        1 => old.saturating_add(1),
+        2 => 0,
+        _ => rng.u64(..1_000_000),
+    };
+    *slot = new.into();
+    Some((v.to_string() + "\n", format!("{key}: {old} → {new}")))
 }
 
 /// One damage done to a log, as a replayable description.
@@ -84,7 +136,7 @@ fn mutate(rng: &mut fastrand::Rng, log: &[u8]) -> (Vec<u8>, String) {
         let text = String::from_utf8_lossy(&bytes).into_owned();
         let mut lines: Vec<String> = text.split_inclusive('\n').map(String::from).collect();
         let n = lines.len().max(1);
-        match rng.u8(0..7) {
+        match rng.u8(0..8) {
             0 if lines.len() > 1 => {
                 let (a, b) = (rng.usize(..n), rng.usize(..n));
                 lines.swap(a, b);
@@ -131,9 +183,17 @@ fn mutate(rng: &mut fastrand::Rng, log: &[u8]) -> (Vec<u8>, String) {
                 }
                 continue;
             }
+            6 if !lines.is_empty() => {
+                let a = line_by_kind(rng, &lines);
+                if let Some((changed, how)) = change_a_field(rng, &lines[a]) {
+                    lines[a] = changed;
+                    what.push(format!("line {}: {how}", a + 1));
+                }
+            }
             _ if lines.len() > 2 => {
-                // The pattern of the issue: an event repeated at the end, renumbered to follow.
-                let a = rng.usize(1..lines.len());
+                // An event repeated at the end, renumbered to follow (the
+                // pattern of the issue's looping log).
+                let a = line_by_kind(rng, &lines[1..]) + 1;
                 let next_seq = lines.len() + 1;
                 let line = lines[a].replacen(&format!("\"seq\":{}", a + 1), &format!("\"seq\":{next_seq}"), 1);
                 lines.push(if line.ends_with('\n') { line } else { line + "\n" });
@@ -144,6 +204,10 @@ fn mutate(rng: &mut fastrand::Rng, log: &[u8]) -> (Vec<u8>, String) {
         bytes = lines.concat().into_bytes();
     }
     (bytes, what.join("; "))
+}
+
+fn lines_in(log: &[u8]) -> usize {
+    log.iter().filter(|b| **b == b'\n').count()
 }
 
 fn number_spans(bytes: &[u8]) -> Vec<(usize, usize)> {
@@ -221,6 +285,8 @@ async fn mutated_logs_never_hang_panic_or_grow() {
     let (home, corpus) = (tmp.path().join("home"), tmp.path().join("corpus"));
     write_corpus(&corpus);
     let bases = base_logs(&home, &corpus);
+    let shown: Vec<String> = bases.iter().map(|(name, log)| format!("{name} ({} lines)", lines_in(log))).collect();
+    eprintln!("base logs: {}", shown.join(", "));
     let mut config = Config::default();
     config.local.corpus = Some(corpus.clone());
     config.search.chains = vec![vec!["local".into()]];
