@@ -101,6 +101,7 @@ fn ends_research(event: &Event) -> bool {
         Event::OutputForced
             | Event::CancelRequested
             | Event::ReportDelta { .. }
+            | Event::ReportRestarted { .. }
             | Event::ReportWritten { .. }
             | Event::Verified { .. }
             | Event::SessionEnded { .. }

@@ -107,12 +107,36 @@ pub fn open_session(root: &Path, id: &str) -> Result<OpenedSession, OpenError> {
         ));
     }
     let state = SessionState::replay(&loaded.records);
+    if let Some(notice) = missing_texts(&dir, &state) {
+        notices.push(notice);
+    }
     let io = |path: PathBuf| move |e: std::io::Error| OpenError::Io { path, message: e.to_string() };
     let mut log = SessionLog::append(&dir, state.clone()).map_err(io(dir.log_path()))?;
     if let Err(e) = log.write_summary() {
         tracing::warn!(session = id, error = %e, "could not refresh summary.json");
     }
     Ok(OpenedSession { dir, lock: acquired.lock, records: loaded.records, state, log, notices })
+}
+
+/// What to tell the user when source texts the log relies on are gone
+/// (`sources/` deleted or emptied): drafts quote from them, so the session
+/// would go on to a different answer without them.
+fn missing_texts(dir: &SessionDir, state: &SessionState) -> Option<String> {
+    let texts = super::DirTexts::new(dir.sources_dir());
+    let missing: Vec<String> =
+        state.sources.iter().filter(|s| !texts.has(s.meta.id)).map(|s| s.meta.id.0.to_string()).collect();
+    if missing.is_empty() {
+        return None;
+    }
+    let total = state.sources.len();
+    let shown = if missing.len() > 10 { format!("{}, …", missing[..10].join(", ")) } else { missing.join(", ") };
+    Some(format!(
+        "{} of {total} source texts are missing from {} (source {shown}): the session cannot quote them again, so \
+         its answer from here on may differ; restore them, or start afresh with `sleuth fork {} --from 0`",
+        missing.len(),
+        dir.sources_dir().display(),
+        dir.id
+    ))
 }
 
 /// Keeps the torn bytes beside the log (copied, never held in memory

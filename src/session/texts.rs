@@ -8,6 +8,9 @@ use std::sync::Arc;
 use crate::engine::model::SourceId;
 use crate::engine::ports::{StoreError, TextStore};
 
+/// A stored text is a page's text (web pages are capped far below this).
+const MAX_TEXT_BYTES: u64 = 1 << 30;
+
 #[derive(Debug, Clone)]
 pub struct DirTexts {
     dir: PathBuf,
@@ -16,6 +19,11 @@ pub struct DirTexts {
 impl DirTexts {
     pub fn new(dir: PathBuf) -> Self {
         Self { dir }
+    }
+
+    /// Whether source `id`'s text is stored.
+    pub fn has(&self, id: SourceId) -> bool {
+        self.path(id).is_file()
     }
 
     fn path(&self, id: SourceId) -> PathBuf {
@@ -27,12 +35,17 @@ impl TextStore for DirTexts {
     fn put(&self, id: SourceId, text: &str) -> Result<(), StoreError> {
         std::fs::create_dir_all(&self.dir)?;
         let tmp = self.dir.join(format!(".{}.tmp", id.0));
-        std::fs::write(&tmp, text.as_bytes())?;
-        std::fs::rename(&tmp, self.path(id))?;
-        Ok(())
+        let written = std::fs::write(&tmp, text.as_bytes()).and_then(|_| std::fs::rename(&tmp, self.path(id)));
+        if written.is_err() {
+            // A full disk: no half-written temporary stays behind.
+            let _ = std::fs::remove_file(&tmp);
+        }
+        Ok(written?)
     }
 
     fn get(&self, id: SourceId) -> Option<Arc<str>> {
-        std::fs::read_to_string(self.path(id)).ok().map(Arc::from)
+        // Only a regular file, never waited on: a text replaced by a pipe
+        // must not stall the session.
+        crate::files::read_text_capped(&self.path(id), MAX_TEXT_BYTES).ok().map(Arc::from)
     }
 }

@@ -112,6 +112,10 @@ pub fn primary_language(tag: &str) -> String {
 /// file or the new one, never half of one.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path)
+    let written = std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        // A full disk: no half-written temporary stays behind.
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }
