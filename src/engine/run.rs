@@ -43,7 +43,7 @@ pub struct EngineHandle {
 pub enum EngineError {
     /// The session log could not be written: stopping is the only way not
     /// to lose events.
-    #[error("could not write the session log: {0}")]
+    #[error("could not save the session: {0}")]
     Store(StoreError),
 }
 

@@ -34,13 +34,13 @@ impl DirTexts {
 impl TextStore for DirTexts {
     fn put(&self, id: SourceId, text: &str) -> Result<(), StoreError> {
         std::fs::create_dir_all(&self.dir)?;
-        let tmp = self.dir.join(format!(".{}.tmp", id.0));
-        let written = std::fs::write(&tmp, text.as_bytes()).and_then(|_| std::fs::rename(&tmp, self.path(id)));
-        if written.is_err() {
+        let (tmp, path) = (self.dir.join(format!(".{}.tmp", id.0)), self.path(id));
+        let written = std::fs::write(&tmp, text.as_bytes()).and_then(|_| std::fs::rename(&tmp, &path));
+        written.map_err(|e| {
             // A full disk: no half-written temporary stays behind.
             let _ = std::fs::remove_file(&tmp);
-        }
-        Ok(written?)
+            StoreError(format!("cannot store the text of source {} in {}: {e}", id.0, path.display()))
+        })
     }
 
     fn get(&self, id: SourceId) -> Option<Arc<str>> {

@@ -62,17 +62,21 @@ impl WalkProblems {
 }
 
 /// Every `.md`, `.txt` and `.html` file under `root`, sorted by path.
-/// Hidden files and folders are left out; symlinks are followed, and
-/// symlink loops are reported instead of followed forever.
+/// Hidden files and folders are left out; symlinks are followed within the
+/// folder only (a link leading out of it, such as `passwd.txt ->
+/// /etc/passwd`, is reported and not followed: the corpus is what the user
+/// put in the folder, and what it indexes is cited and stored); symlink
+/// loops are reported instead of followed forever.
 pub fn walk(root: &Path, skip_dir: Option<&Path>) -> (Vec<FileEntry>, WalkProblems) {
     let mut files = Vec::new();
     let mut problems = WalkProblems::default();
-    let walker = walkdir::WalkDir::new(root).follow_links(true).sort_by_file_name().into_iter().filter_entry(|e| {
+    let inside = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let mut walker = walkdir::WalkDir::new(root).follow_links(true).sort_by_file_name().into_iter().filter_entry(|e| {
         let hidden = e.depth() > 0 && e.file_name().to_string_lossy().starts_with('.');
         let is_skip = skip_dir.is_some_and(|s| e.path() == s);
         !hidden && !is_skip
     });
-    for entry in walker {
+    while let Some(entry) = walker.next() {
         let entry = match entry {
             Ok(e) => e,
             Err(e) => {
@@ -85,6 +89,17 @@ pub fn walk(root: &Path, skip_dir: Option<&Path>) -> (Vec<FileEntry>, WalkProble
                 continue;
             }
         };
+        if entry.path_is_symlink() && !leads_inside(entry.path(), &inside) {
+            if entry.file_type().is_dir() {
+                walker.skip_current_dir();
+            }
+            let target = std::fs::read_link(entry.path()).map(|t| t.display().to_string()).unwrap_or_default();
+            problems.add(
+                "link out of the corpus",
+                format!("{} -> {target}: a link out of the corpus folder (not followed)", entry.path().display()),
+            );
+            continue;
+        }
         if !entry.file_type().is_file() {
             continue;
         }
@@ -105,6 +120,12 @@ pub fn walk(root: &Path, skip_dir: Option<&Path>) -> (Vec<FileEntry>, WalkProble
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
     files.dedup_by(|a, b| a.rel == b.rel);
     (files, problems)
+}
+
+/// Whether the link at `path` resolves to somewhere under `root` (itself
+/// canonical). A link that cannot be resolved leads nowhere inside.
+fn leads_inside(path: &Path, root: &Path) -> bool {
+    std::fs::canonicalize(path).is_ok_and(|p| p.starts_with(root))
 }
 
 #[cfg(test)]
@@ -128,5 +149,24 @@ mod tests {
         assert_eq!(rels, vec!["a/b/two.html", "a/one.md"]);
         #[cfg(unix)]
         assert_eq!(problems.counts.get("symlink loop"), Some(&1), "{problems:?}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_are_followed_inside_the_folder_only() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (root, outside) = (dir.path().join("corpus"), dir.path().join("outside"));
+        std::fs::create_dir_all(root.join("a")).expect("mkdir");
+        std::fs::create_dir_all(&outside).expect("mkdir");
+        std::fs::write(root.join("a/one.md"), "# One").expect("write");
+        std::fs::write(outside.join("secret.md"), "# Secret").expect("write");
+        std::os::unix::fs::symlink(outside.join("secret.md"), root.join("passwd.md")).expect("symlink");
+        std::os::unix::fs::symlink(&outside, root.join("elsewhere")).expect("symlink");
+        std::os::unix::fs::symlink(root.join("a/one.md"), root.join("alias.md")).expect("symlink");
+        let (files, problems) = walk(&root, None);
+        let rels: Vec<&str> = files.iter().map(|f| f.rel.as_str()).collect();
+        assert_eq!(rels, vec!["a/one.md", "alias.md"]);
+        assert_eq!(problems.counts.get("link out of the corpus"), Some(&2), "{problems:?}");
+        assert!(problems.examples.iter().any(|e| e.contains("passwd.md") && e.contains("not followed")));
     }
 }
