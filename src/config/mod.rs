@@ -3,6 +3,7 @@
 //! (`SLEUTH__SECTION__KEY`) < flags. Every key is documented with its
 //! default in `config.toml.example`.
 
+mod explain;
 pub mod keymap;
 pub mod keyspec;
 mod load;
