@@ -54,7 +54,7 @@ fn explain(path: &[String], message: &str) -> Invalid {
             full.push(field.to_string());
         }
         let expected = backticked(message.split_once("expected").map_or("", |(_, e)| e));
-        let hint = match closest(&field, &expected) {
+        let hint = match closest(field, &expected) {
             Some(near) => format!("; did you mean `{near}`?"),
             None if expected.is_empty() => String::new(),
             None => format!(" (the keys here are {})", expected.join(", ")),
@@ -156,7 +156,7 @@ fn closest(typed: &str, options: &[String]) -> Option<String> {
     options
         .iter()
         .map(|o| (edit_distance(&typed.to_lowercase(), o), o))
-        .filter(|(d, o)| *d <= (o.len() / 4).max(1).min(3))
+        .filter(|(d, o)| *d <= (o.len() / 4).clamp(1, 3))
         .min_by_key(|(d, _)| *d)
         .map(|(_, o)| o.clone())
 }

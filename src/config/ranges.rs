@@ -79,6 +79,7 @@ pub const RANGES: &[Range] = &[
     r("local.coordination", UNIT.0, UNIT.1),
     r("local.short_passage_words", 0.0, 10_000.0),
     r("local.threads", 0.0, 256.0),
+    r("local.stale_check_ms", 0.0, 60_000.0),
     r("builtin.max_aspects", 1.0, 50.0),
     r("builtin.related_aspects", 0.0, 20.0),
     r("builtin.relevance_threshold", UNIT.0, UNIT.1),

@@ -68,6 +68,19 @@ impl WalkProblems {
 /// put in the folder, and what it indexes is cited and stored); symlink
 /// loops are reported instead of followed forever.
 pub fn walk(root: &Path, skip_dir: Option<&Path>) -> (Vec<FileEntry>, WalkProblems) {
+    let (files, _, problems) = walk_with_folders(root, skip_dir);
+    (files, problems)
+}
+
+/// `walk`, plus the modification time (ns) of every folder walked, by
+/// corpus-relative path (`""` for the root): a file added, removed or
+/// renamed changes its folder's time, which is how a large corpus is
+/// checked for such changes without reading every file's.
+pub fn walk_with_folders(
+    root: &Path,
+    skip_dir: Option<&Path>,
+) -> (Vec<FileEntry>, BTreeMap<String, u64>, WalkProblems) {
+    let mut folders = BTreeMap::new();
     let mut files = Vec::new();
     let mut problems = WalkProblems::default();
     let inside = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
@@ -100,6 +113,12 @@ pub fn walk(root: &Path, skip_dir: Option<&Path>) -> (Vec<FileEntry>, WalkProble
             );
             continue;
         }
+        if entry.file_type().is_dir() {
+            if let (Ok(meta), Ok(rel)) = (entry.metadata(), entry.path().strip_prefix(root)) {
+                folders.insert(rel_path(rel), mtime_ns(&meta));
+            }
+            continue;
+        }
         if !entry.file_type().is_file() {
             continue;
         }
@@ -112,14 +131,49 @@ pub fn walk(root: &Path, skip_dir: Option<&Path>) -> (Vec<FileEntry>, WalkProble
             }
         };
         let Ok(rel) = entry.path().strip_prefix(root) else { continue };
-        let rel = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
-        let mtime_ns =
-            meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos() as u64);
+        let (rel, mtime_ns) = (rel_path(rel), mtime_ns(&meta));
         files.push(FileEntry { rel, abs: entry.path().to_path_buf(), kind, size: meta.len(), mtime_ns });
     }
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
     files.dedup_by(|a, b| a.rel == b.rel);
-    (files, problems)
+    (files, folders, problems)
+}
+
+/// A corpus-relative path, `/`-separated.
+pub fn rel_path(rel: &Path) -> String {
+    rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+}
+
+pub fn mtime_ns(meta: &std::fs::Metadata) -> u64 {
+    meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// The documents and folders directly in `folder` (corpus-relative names),
+/// as `walk` would see them: hidden entries left out, links out of the
+/// corpus left out. For re-reading one folder whose time changed.
+pub fn list_folder(root: &Path, folder: &str) -> std::io::Result<(Vec<String>, Vec<String>)> {
+    let inside = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let dir = if folder.is_empty() { root.to_path_buf() } else { root.join(folder) };
+    let (mut docs, mut folders) = (Vec::new(), Vec::new());
+    for entry in std::fs::read_dir(&dir)? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            continue;
+        }
+        let path = entry.path();
+        let link = entry.file_type().is_ok_and(|t| t.is_symlink());
+        if link && !leads_inside(&path, &inside) {
+            continue;
+        }
+        let rel = if folder.is_empty() { name } else { format!("{folder}/{name}") };
+        match std::fs::metadata(&path) {
+            Ok(m) if m.is_dir() => folders.push(rel),
+            Ok(m) if m.is_file() && FileKind::of(&path).is_some() => docs.push(rel),
+            _ => {}
+        }
+    }
+    Ok((docs, folders))
 }
 
 /// Whether the link at `path` resolves to somewhere under `root` (itself

@@ -13,7 +13,7 @@ use tantivy::schema::Term;
 use tantivy::{Index, IndexWriter, TantivyDocument};
 
 use super::definitions::definition_doc;
-use super::discover::{FileEntry, WalkProblems, walk};
+use super::discover::{FileEntry, WalkProblems, walk_with_folders};
 use super::dupes::{GroupRules, SimHasher, group, top_folder};
 use super::extract::{Block, Extracted, Page, Passage, SkipReason, decode_text, extract, passages};
 use super::manifest::{FileRecord, FileState, INDEX_VERSION, Manifest, primary_language};
@@ -89,13 +89,14 @@ pub fn update(
 ) -> Result<IndexSummary, CorpusError> {
     let started = Instant::now();
     let skip_dir = layout.dir.starts_with(root).then_some(layout.dir.as_path());
-    let (files, problems) = walk(root, skip_dir);
+    let (files, folders, problems) = walk_with_folders(root, skip_dir);
     if files.is_empty() {
         return Err(CorpusError::Empty { path: root.to_path_buf(), problems: problems.examples.clone() });
     }
     let mut manifest = previous.unwrap_or_else(|| Manifest::new(root));
     manifest.corpus = root.to_path_buf();
     manifest.version = INDEX_VERSION;
+    manifest.folders = folders;
     let present: HashSet<&str> = files.iter().map(|f| f.rel.as_str()).collect();
     let removed: Vec<String> = manifest.files.keys().filter(|k| !present.contains(k.as_str())).cloned().collect();
     // A file is read again when it changed, or when `max_file_mb` changed
