@@ -7,6 +7,7 @@ pub mod builtin;
 pub mod cli;
 pub mod config;
 pub mod engine;
+pub mod files;
 pub mod llm;
 pub mod mcp;
 pub mod paths;

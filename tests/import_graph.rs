@@ -15,6 +15,7 @@ type Graph = BTreeMap<String, BTreeSet<String>>;
 const LAYERS: &[(&str, u8)] = &[
     ("text", 0),
     ("paths", 0),
+    ("files", 0),
     ("resilience", 0),
     ("tls", 0),
     ("engine", 1),

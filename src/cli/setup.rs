@@ -39,6 +39,7 @@ pub fn load(global: &GlobalArgs, research: Option<&ResearchArgs>) -> anyhow::Res
     std::fs::create_dir_all(paths.log_dir())
         .with_context(|| format!("cannot create the log folder {}", paths.log_dir().display()))?;
     let log = logging::init(&paths.log_dir(), &config.log.level);
+    crate::session::set_read_limits((&config.sessions).into());
     tracing::info!(config = ?config_path, "configuration loaded");
     Ok(Setup { paths, config, config_path, log })
 }

@@ -3,6 +3,7 @@
 //! (`SLEUTH__SECTION__KEY`) < flags. Every key is documented with its
 //! default in `config.toml.example`.
 
+mod explain;
 pub mod keymap;
 pub mod keyspec;
 mod load;
@@ -31,6 +32,7 @@ use crate::llm::LlmConfig;
 use crate::search::local::LocalConfig;
 use crate::search::opensearch::OpenSearchConfig;
 use crate::search::web::WebConfig;
+use crate::session::SessionsConfig;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -51,6 +53,7 @@ pub struct Config {
     pub opensearch: OpenSearchConfig,
     pub tui: TuiConfig,
     pub serve: ServeConfig,
+    pub sessions: SessionsConfig,
     pub log: LogConfig,
 }
 

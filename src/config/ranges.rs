@@ -79,6 +79,7 @@ pub const RANGES: &[Range] = &[
     r("local.coordination", UNIT.0, UNIT.1),
     r("local.short_passage_words", 0.0, 10_000.0),
     r("local.threads", 0.0, 256.0),
+    r("local.stale_check_ms", 0.0, 60_000.0),
     r("builtin.max_aspects", 1.0, 50.0),
     r("builtin.related_aspects", 0.0, 20.0),
     r("builtin.relevance_threshold", UNIT.0, UNIT.1),
@@ -144,6 +145,8 @@ pub const RANGES: &[Range] = &[
     r("opensearch.bulk_retries", 0.0, 100.0),
     r("opensearch.shards", 1.0, 1_024.0),
     r("opensearch.replicas", 0.0, 64.0),
+    r("sessions.max_log_mb", 1.0, 1_048_576.0),
+    r("sessions.max_line_mb", 1.0, 4_096.0),
 ];
 
 /// The range of a key as written in a config (`llm.pricing.gpt-4o.input`

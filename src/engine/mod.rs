@@ -5,6 +5,7 @@
 pub mod caveats;
 pub mod citations;
 pub mod command;
+pub mod continuity;
 pub mod convergence;
 pub mod decide;
 pub mod dedupe;

@@ -16,9 +16,11 @@ use super::model::{
 
 /// Version of the event-log format written by this build. History:
 /// 1 — the first format; 2 — `SessionHeader::imported` (follow-up
-/// sessions: a build that ignored it would reuse the imported source ids).
+/// sessions: a build that ignored it would reuse the imported source ids);
+/// 3 — `Event::ReportRestarted` (a build that ignored it would show a dead
+/// WRITE's fragments run into the new report).
 /// A fixture log of every version lives in `tests/fixtures/`.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// What a UI (or the headless printer) can ask of the engine.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -288,6 +290,14 @@ pub enum Event {
     ReportDelta {
         text: String,
     },
+    /// WRITE starts again from the beginning: every `report_delta` before
+    /// this one belongs to a write that did not finish (the process died,
+    /// or a cancel interrupted it) and is void. Whoever shows the stream
+    /// clears it here.
+    ReportRestarted {
+        /// Bytes of streamed text discarded.
+        discarded_bytes: u64,
+    },
     ReportWritten {
         report: Report,
     },
@@ -336,6 +346,7 @@ impl Event {
             Event::CancelRequested => "cancel_requested",
             Event::CommandRejected { .. } => "command_rejected",
             Event::ReportDelta { .. } => "report_delta",
+            Event::ReportRestarted { .. } => "report_restarted",
             Event::ReportWritten { .. } => "report_written",
             Event::Verified { .. } => "verified",
             Event::SessionEnded { .. } => "session_ended",

@@ -421,6 +421,7 @@ impl SessionState {
             Event::CancelRequested => self.cancel_requested = true,
             Event::CommandRejected { command, reason } => self.rejected.push(format!("{command}: {reason}")),
             Event::ReportDelta { text } => self.report_stream.push_str(text),
+            Event::ReportRestarted { .. } => self.report_stream.clear(),
             Event::ReportWritten { report } => {
                 // One confidence per session: the report's draft's, shown
                 // everywhere from here on (summary, `sessions`, the last line).

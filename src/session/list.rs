@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::SessionDir;
-use super::lock::live_holder;
+use super::lock::{LockState, lock_state};
 use super::summary::{Freshness, LoggedStatus, SessionSummary, load_summary, write_summary};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -106,34 +106,39 @@ pub fn list_sessions(root: &Path) -> std::io::Result<Vec<ListedSession>> {
 
 /// One session's row.
 pub fn list_one(dir: &SessionDir) -> ListedSession {
-    let pid = live_holder(&dir.lock_path());
+    // Running is what the lock says, never whether the pid it names is
+    // alive: a killed session's pid may belong to another process since.
+    let (running, pid) = match lock_state(&dir.lock_path()) {
+        LockState::Held { pid } => (true, pid),
+        LockState::Free => (false, None),
+    };
     match load_summary(dir) {
         Ok((summary, freshness)) => {
-            if freshness == Freshness::Rebuilt && pid.is_none() {
+            if freshness == Freshness::Rebuilt && !running {
                 // Best effort: a read-only folder still lists.
                 let _ = write_summary(dir, &summary);
             }
-            let status = match (&summary.status, pid) {
-                (_, Some(_)) => Status::Running,
-                (LoggedStatus::InProgress, None) => Status::Interrupted,
-                (LoggedStatus::WaitingOnAsk { .. }, None) => Status::WaitingOnAsk,
-                (LoggedStatus::Finished, None) => Status::Finished,
-                (LoggedStatus::Unanswered, None) => Status::Unanswered,
-                (LoggedStatus::NotSearched, None) => Status::NotSearched,
-                (LoggedStatus::Cancelled, None) => Status::Cancelled,
-                (LoggedStatus::Failed { .. }, None) => Status::Failed,
+            let status = match &summary.status {
+                _ if running => Status::Running,
+                LoggedStatus::InProgress => Status::Interrupted,
+                LoggedStatus::WaitingOnAsk { .. } => Status::WaitingOnAsk,
+                LoggedStatus::Finished => Status::Finished,
+                LoggedStatus::Unanswered => Status::Unanswered,
+                LoggedStatus::NotSearched => Status::NotSearched,
+                LoggedStatus::Cancelled => Status::Cancelled,
+                LoggedStatus::Failed { .. } => Status::Failed,
             };
             ListedSession { id: dir.id.clone(), status, summary: Some(summary), problem: None, pid, modified_ms: 0 }
         }
         Err(e) => ListedSession {
             id: dir.id.clone(),
             // A session created a moment ago has no header yet.
-            status: if pid.is_some() { Status::Running } else { Status::Damaged },
+            status: if running { Status::Running } else { Status::Damaged },
             summary: None,
-            problem: Some(match pid {
-                Some(_) => "starting: no event recorded yet".to_string(),
+            problem: Some(match running {
+                true => "starting: no event recorded yet".to_string(),
                 // The folder is implied by the row: name the file only.
-                None => e.to_string().replace(&format!("{}{}", dir.path.display(), std::path::MAIN_SEPARATOR), ""),
+                false => e.to_string().replace(&format!("{}{}", dir.path.display(), std::path::MAIN_SEPARATOR), ""),
             }),
             pid,
             modified_ms: modified_ms(dir),

@@ -1,21 +1,24 @@
 //! `summary.json`: what `sleuth sessions` and `sleuth stats` show, so they
 //! read one small file per session instead of replaying every log. It is
-//! derived from the log alone and carries the log length it was built
-//! from: when the log has grown since (a crash between checkpoints, an
-//! older sleuth), it is out of date and rebuilt by replaying the log.
+//! derived from the log alone and carries the log's stamp when it was
+//! built (length, modification and change times, inode): when the log has
+//! changed since (grown after a crash between checkpoints, edited in place,
+//! damaged, replaced), it is out of date and rebuilt by replaying the log,
+//! which finds any damage. The length alone is not enough: a log with two
+//! lines swapped or a bit flipped keeps its length.
 
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use super::SessionDir;
-use super::log::{LogError, read_log};
+use super::read::{LogError, LogStamp, read_log};
 use crate::engine::model::{Action, AnswerStatus, DecisionReason, Outcome, StopReason};
 use crate::engine::protocol::ForkOrigin;
 use crate::engine::state::{QueryResult, SessionState};
 
 /// Bumped whenever the summary's fields change; older summaries are rebuilt.
-pub const SUMMARY_VERSION: u32 = 2;
+pub const SUMMARY_VERSION: u32 = 3;
 
 /// Where a session stands as far as its log tells. Whether a process is
 /// writing it right now is not in the log: see `list::Status`.
@@ -111,6 +114,37 @@ pub struct SessionSummary {
     /// The log this was built from: its length and last sequence number.
     pub log_bytes: u64,
     pub last_seq: u64,
+    /// The log's stamp when this was built, and when that was (Unix ns):
+    /// the summary stands for the log while the stamp still matches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_stamp: Option<StampTaken>,
+}
+
+/// A log's stamp, and the wall-clock time it was taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StampTaken {
+    pub stamp: LogStamp,
+    pub taken_at_ns: i64,
+}
+
+/// File times tick coarsely (a few milliseconds on Linux): a log changed
+/// this soon after its stamp was taken may keep the stamp's times, so such
+/// a stamp proves nothing and the summary is rebuilt (git's "racily
+/// clean" entries, the same way).
+const STAMP_RACE_NS: i64 = 100_000_000;
+
+impl StampTaken {
+    pub fn now(stamp: LogStamp) -> Self {
+        let taken_at_ns =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i64);
+        Self { stamp, taken_at_ns }
+    }
+
+    /// Whether the log at `path` is still the one stamped.
+    fn matches(&self, path: &Path) -> bool {
+        let settled = self.stamp.mtime_ns.max(self.stamp.ctime_ns) + STAMP_RACE_NS < self.taken_at_ns;
+        settled && LogStamp::current(path) == Some(self.stamp)
+    }
 }
 
 impl SessionSummary {
@@ -140,7 +174,14 @@ impl SessionSummary {
             metrics: metrics(state),
             log_bytes,
             last_seq: state.last_seq,
+            log_stamp: None,
         }
+    }
+
+    /// The same summary, stamped with the log it was built from.
+    pub fn stamped(mut self, stamp: Option<LogStamp>) -> Self {
+        self.log_stamp = stamp.filter(|s| s.bytes == self.log_bytes).map(StampTaken::now);
+        self
     }
 }
 
@@ -203,8 +244,12 @@ fn metrics(state: &SessionState) -> SessionMetrics {
 pub fn write_summary(dir: &SessionDir, summary: &SessionSummary) -> std::io::Result<()> {
     let text = serde_json::to_string_pretty(summary).map_err(std::io::Error::other)?;
     let tmp = dir.path.join(".summary.json.tmp");
-    std::fs::write(&tmp, text.as_bytes())?;
-    std::fs::rename(&tmp, dir.summary_path())
+    let written = std::fs::write(&tmp, text.as_bytes()).and_then(|_| std::fs::rename(&tmp, dir.summary_path()));
+    if written.is_err() {
+        // A full disk: leave no half-written temporary behind.
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }
 
 /// How a summary was obtained.
@@ -216,25 +261,27 @@ pub enum Freshness {
     Rebuilt,
 }
 
-/// The session's summary: the stored one when it matches the log's
-/// length, otherwise rebuilt from the log (an error only when the log
-/// itself cannot be read).
+/// The session's summary: the stored one when the log still carries the
+/// stamp it was built from, otherwise rebuilt from the log (an error only
+/// when the log itself cannot be read).
 pub fn load_summary(dir: &SessionDir) -> Result<(SessionSummary, Freshness), LogError> {
     let log_path = dir.log_path();
-    let log_len = std::fs::metadata(&log_path).map(|m| m.len()).ok();
-    if let (Some(len), Some(stored)) = (log_len, read_stored(&dir.summary_path()))
+    if let Some(stored) = read_stored(&dir.summary_path())
         && stored.summary_version == SUMMARY_VERSION
-        && stored.log_bytes == len
         && stored.id == dir.id
+        && stored.log_stamp.is_some_and(|s| s.matches(&log_path))
     {
         return Ok((stored, Freshness::Stored));
     }
     let log = read_log(&log_path)?;
     let state = SessionState::replay(&log.records);
-    Ok((SessionSummary::from_state(&dir.id, &state, log.bytes), Freshness::Rebuilt))
+    Ok((SessionSummary::from_state(&dir.id, &state, log.bytes).stamped(log.stamp), Freshness::Rebuilt))
 }
 
+/// A summary is a few KiB; anything far larger is not one.
+const MAX_SUMMARY_BYTES: u64 = 16 << 20;
+
 fn read_stored(path: &Path) -> Option<SessionSummary> {
-    let bytes = std::fs::read(path).ok()?;
+    let bytes = crate::files::read_capped(path, MAX_SUMMARY_BYTES).ok()?;
     serde_json::from_slice(&bytes).ok()
 }

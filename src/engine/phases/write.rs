@@ -25,6 +25,12 @@ enum WriteStep {
 
 impl Engine {
     pub(crate) async fn write_phase(&mut self, stop: StopReason) -> Result<(), EngineError> {
+        if !self.state.report_stream.is_empty() {
+            // Fragments of a write that never finished (a crash, a cancel
+            // mid-stream): marked void before this write streams its own.
+            let discarded_bytes = self.state.report_stream.len() as u64;
+            self.emit(Event::ReportRestarted { discarded_bytes })?;
+        }
         let best = self.state.best_iteration().map(|it| (it.iteration, it.draft.clone(), it.evaluation.clone()));
         let (based_on, draft, evaluation) = match best {
             Some((n, d, e)) => (Some(n), d, e),
