@@ -12,7 +12,7 @@ use tokio::time::Instant;
 
 use super::command::on_command;
 use super::memory::MemoryStore;
-use super::model::{Outcome, SourceId, Usage};
+use super::model::{self, Outcome, SourceId, Usage};
 use super::next::NextStep;
 use super::ports::{EventSink, Searcher, StoreError, TextStore};
 use super::protocol::{Command, Event, EventRecord, SCHEMA_VERSION, SessionHeader};
@@ -139,7 +139,7 @@ impl Engine {
             if stalls >= 3 && !matches!(step, NextStep::AwaitStart | NextStep::AwaitStep(_) | NextStep::AwaitAnswer(_))
             {
                 let error = format!("internal error: the loop made no progress at {step:?}");
-                self.emit_error("engine", error.clone())?;
+                self.emit_error(model::Phase::Engine, error.clone())?;
                 self.emit(Event::SessionEnded { outcome: Outcome::Failed { error } })?;
                 continue;
             }
@@ -226,11 +226,11 @@ impl Engine {
         Ok(())
     }
 
-    pub(super) fn emit_error(&mut self, phase: &str, message: impl Into<String>) -> Result<(), EngineError> {
+    pub(super) fn emit_error(&mut self, phase: model::Phase, message: impl Into<String>) -> Result<(), EngineError> {
         // Blanked here too: the tracing log is written before `emit`.
         let message = self.settings.redactor.redact(&message.into()).into_owned();
-        tracing::warn!(phase, %message, "phase degraded");
-        self.emit(Event::Error { phase: phase.to_string(), message })
+        tracing::warn!(phase = phase.as_str(), %message, "phase degraded");
+        self.emit(Event::Error { phase, message })
     }
 
     pub(super) fn checkpoint(&mut self) -> Result<(), EngineError> {

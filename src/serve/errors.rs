@@ -14,7 +14,9 @@ pub struct ErrorResponse {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct ErrorBody {
     /// `invalid_request`, `not_found`, `conflict`, `payload_too_large`,
-    /// `queue_full`, `unauthorized`, `shutting_down`, `timeout`, `internal`.
+    /// `queue_full`, `unauthorized`, `forbidden`, `unsupported_media_type`,
+    /// `method_not_allowed`, `starting`, `unavailable`, `bad_gateway`,
+    /// `shutting_down`, `timeout`, `internal`.
     #[serde(rename = "type")]
     pub kind: String,
     pub message: String,
@@ -69,9 +71,62 @@ impl ApiError {
         e
     }
 
-    pub fn unauthorized() -> Self {
-        let message = "a bearer token is required: `Authorization: Bearer <token>`";
+    /// No `Authorization` header, where the server has a token.
+    pub fn token_missing() -> Self {
+        let message = "this server needs a bearer token and none was sent: add `Authorization: Bearer <token>` \
+                       (the token is in the server's serve.token_env variable)";
         Self::new(StatusCode::UNAUTHORIZED, "unauthorized", message, false)
+    }
+
+    /// An `Authorization` header that is not `Bearer <token>`.
+    pub fn token_malformed() -> Self {
+        let message = "the Authorization header is not a bearer token: send `Authorization: Bearer <token>`";
+        Self::new(StatusCode::UNAUTHORIZED, "unauthorized", message, false)
+    }
+
+    /// A bearer token that is not the server's.
+    pub fn token_wrong() -> Self {
+        let message = "the bearer token is wrong: it is not the one in the server's serve.token_env variable";
+        Self::new(StatusCode::UNAUTHORIZED, "unauthorized", message, false)
+    }
+
+    /// A foreign `Host` or `Origin`.
+    pub fn forbidden(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::FORBIDDEN, "forbidden", message, false)
+    }
+
+    /// A POST whose body is not declared JSON.
+    pub fn unsupported_media_type(given: &str) -> Self {
+        let given = if given.trim().is_empty() { "none".to_string() } else { crate::text::sanitize_inline(given) };
+        let message = format!("POST bodies must be JSON: send `Content-Type: application/json` (got {given})");
+        Self::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", message, false)
+    }
+
+    /// A known path with another method (`GET /run`).
+    pub fn method_not_allowed(method: &str, path: &str) -> Self {
+        let message = format!("{method} is not allowed on {path}; see /openapi.json for the methods each path takes");
+        Self::new(StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed", message, false)
+    }
+
+    /// The server is up but still building its index or its model check.
+    pub fn starting(retry_after_secs: u64) -> Self {
+        let message = "the server is starting (building the search index); retry shortly";
+        let mut e = Self::new(StatusCode::SERVICE_UNAVAILABLE, "starting", message, true);
+        e.retry_after_secs = Some(retry_after_secs);
+        e
+    }
+
+    /// The server could not set up what the request needs (the LLM endpoint
+    /// does not answer, a provider cannot start): 503, said as such.
+    pub fn unavailable(message: impl Into<String>) -> Self {
+        let mut e = Self::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", message, true);
+        e.retry_after_secs = Some(30);
+        e
+    }
+
+    /// An upstream (the model's endpoint) answered wrongly or not at all mid-session.
+    pub fn bad_gateway(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_GATEWAY, "bad_gateway", message, true)
     }
 
     pub fn shutting_down() -> Self {

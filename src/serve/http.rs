@@ -79,7 +79,7 @@ async fn guard(State(app): Shared, request: Request, next: Next) -> Response {
             .and_then(|v| v.strip_prefix("Bearer "))
             .unwrap_or("");
         if !same_bytes(given.as_bytes(), token.expose_secret().as_bytes()) {
-            return ApiError::unauthorized().into_response();
+            return ApiError::token_wrong().into_response();
         }
     }
     if app.jobs.is_stopping() {

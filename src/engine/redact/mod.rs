@@ -114,7 +114,7 @@ impl Redactor {
 
     fn unreadable(&self, record: EventRecord) -> EventRecord {
         let message = "an event held a secret and could not be redacted; it was dropped".to_string();
-        EventRecord { event: super::protocol::Event::Error { phase: "engine".into(), message }, ..record }
+        EventRecord { event: super::protocol::Event::Error { phase: crate::engine::model::Phase::Engine, message }, ..record }
     }
 
     fn redact_value(&self, value: &mut serde_json::Value) {
@@ -189,14 +189,14 @@ mod tests {
     fn records_lose_the_secret_and_keep_their_shape() {
         use crate::engine::protocol::Event;
         let r = Redactor::new(["sk-test-12345678".to_string(), "12345678901".to_string()]);
-        let event = Event::Error { phase: "search".into(), message: "GET /x?key=sk-test-12345678 failed".into() };
+        let event = Event::Error { phase: crate::engine::model::Phase::Search, message: "GET /x?key=sk-test-12345678 failed".into() };
         let clean = r.redact_record(record(event));
         assert_eq!(
             clean,
-            record(Event::Error { phase: "search".into(), message: "GET /x?key=[redacted] failed".into() }),
+            record(Event::Error { phase: crate::engine::model::Phase::Search, message: "GET /x?key=[redacted] failed".into() }),
             "only the string changed; at_ms, which looks like a secret, is a number and stays"
         );
-        let plain = record(Event::Error { phase: "search".into(), message: "nothing here".into() });
+        let plain = record(Event::Error { phase: crate::engine::model::Phase::Search, message: "nothing here".into() });
         assert_eq!(r.redact_record(plain.clone()), plain);
         assert_eq!(Redactor::default().redact_record(clean.clone()), clean);
     }
