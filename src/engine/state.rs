@@ -50,6 +50,9 @@ pub struct SessionState {
     pub interpretation: Option<Interpretation>,
     pub banned: BTreeSet<SourceId>,
     pub pinned: BTreeSet<SourceId>,
+    /// Why the session ran degraded; written out (the JSON export) as the
+    /// sentences people read, as before the causes were typed.
+    #[serde(serialize_with = "as_sentences")]
     pub degraded: Vec<Degradation>,
     pub errors: Vec<ErrorRecord>,
     pub memories_stored: usize,
@@ -585,3 +588,6 @@ impl QueryRecord {
     }
 }
 
+fn as_sentences<S: serde::Serializer>(causes: &[Degradation], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(causes.iter().map(ToString::to_string))
+}
