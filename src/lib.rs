@@ -10,6 +10,7 @@ pub mod engine;
 pub mod llm;
 pub mod mcp;
 pub mod paths;
+pub mod research;
 pub mod resilience;
 pub mod search;
 pub mod serve;

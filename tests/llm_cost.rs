@@ -362,11 +362,18 @@ async fn the_tokens_of_failed_calls_count_against_the_token_budget() {
         })
         .sum();
     assert_eq!(recorded, fake.count("plan") + fake.count("draft"), "every answered call was recorded");
-    assert!(state.errors.iter().any(|e| e.phase.as_str() == "plan") && state.errors.iter().any(|e| e.phase.as_str() == "draft"));
+    assert!(
+        state.errors.iter().any(|e| e.phase.as_str() == "plan")
+            && state.errors.iter().any(|e| e.phase.as_str() == "draft")
+    );
     assert_eq!(state.iterations.len(), 1, "the budget stopped the run");
     let d = state.iterations[0].decision.as_ref().unwrap();
     assert_eq!(d.reason, DecisionReason::TokenBudget, "{d:?}");
-    assert!(state.degraded.iter().any(|d| d.to_string().contains("plan") && d.to_string().contains("draft")), "{:?}", state.degraded);
+    assert!(
+        state.degraded.iter().any(|d| d.to_string().contains("plan") && d.to_string().contains("draft")),
+        "{:?}",
+        state.degraded
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

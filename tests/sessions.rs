@@ -291,8 +291,13 @@ async fn damaged_logs_are_listed_as_damaged_and_never_hide_the_others() {
     let mut garbage = lines.clone();
     garbage[3] = "{not json at all".into();
     let middle = damaged("20250103-000000-garbage", garbage.join("\n") + "\n");
-    let newer =
-        damaged("20250104-000000-newer", lines[0].replace(&format!("\"schema_version\":{}", sleuth::engine::protocol::SCHEMA_VERSION), "\"schema_version\":99") + "\n");
+    let newer = damaged(
+        "20250104-000000-newer",
+        lines[0].replace(
+            &format!("\"schema_version\":{}", sleuth::engine::protocol::SCHEMA_VERSION),
+            "\"schema_version\":99",
+        ) + "\n",
+    );
     let torn = damaged("20250105-000000-torn", lines[..5].join("\n") + "\n" + &lines[5][..10]);
     std::fs::create_dir_all(root.join("20250106-000000-nolog")).unwrap();
 
@@ -469,7 +474,8 @@ fn schema_2_logs_replay_to_the_same_report_and_export_with_their_reasons_typed()
     use sleuth::session::export::{ExportFormat, export};
     use sleuth::session::summary::SessionSummary;
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    for (name, status) in [("schema-v2-degraded", SessionStatus::Degraded), ("schema-v2-strict", SessionStatus::Unanswered)]
+    for (name, status) in
+        [("schema-v2-degraded", SessionStatus::Degraded), ("schema-v2-strict", SessionStatus::Unanswered)]
     {
         let log = read_log(&fixtures.join(format!("{name}.jsonl"))).unwrap();
         let state = SessionState::replay(&log.records);
@@ -496,7 +502,8 @@ fn schema_2_logs_replay_to_the_same_report_and_export_with_their_reasons_typed()
         match name {
             "schema-v2-degraded" => {
                 assert!(state.degraded.contains(&Degradation::ProviderFailing { provider: "searxng".into() }));
-                let model = Degradation::ModelFailed { phases: vec![Role::Plan, Role::Draft, Role::Critique, Role::Write] };
+                let model =
+                    Degradation::ModelFailed { phases: vec![Role::Plan, Role::Draft, Role::Critique, Role::Write] };
                 assert!(state.degraded.contains(&model), "{:?}", state.degraded);
                 assert!(state.reasoning_degraded());
             }

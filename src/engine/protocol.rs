@@ -293,6 +293,35 @@ pub enum Event {
 }
 
 impl Event {
+    /// The iteration an event belongs to, when it names one.
+    pub fn iteration(&self) -> Option<u32> {
+        match self {
+            Event::IterationStarted { iteration, .. }
+            | Event::Planned { iteration, .. }
+            | Event::QuerySearched { iteration, .. }
+            | Event::QueryFailed { iteration, .. }
+            | Event::ProviderFallback { iteration, .. }
+            | Event::CircuitOpened { iteration, .. }
+            | Event::CircuitClosed { iteration, .. }
+            | Event::DegradedMode { iteration, .. }
+            | Event::SourceDuplicate { iteration, .. }
+            | Event::SourceSkipped { iteration, .. }
+            | Event::SearchCompleted { iteration, .. }
+            | Event::Reviewed { iteration, .. }
+            | Event::NoValidSources { iteration, .. }
+            | Event::Drafted { iteration, .. }
+            | Event::Critiqued { iteration, .. }
+            | Event::Evaluated { iteration, .. }
+            | Event::Decided { iteration, .. }
+            | Event::Refined { iteration, .. }
+            | Event::Paused { iteration }
+            | Event::Resumed { iteration }
+            | Event::AskRaised { iteration, .. } => Some(*iteration),
+            Event::SourceAdded { source } => Some(source.iteration),
+            _ => None,
+        }
+    }
+
     /// Snake-case name of the variant, for progress lines and filters.
     pub fn kind(&self) -> &'static str {
         match self {

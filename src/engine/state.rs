@@ -412,11 +412,9 @@ impl SessionState {
                     it.tokens += usage.total_tokens();
                 }
             }
-            Event::Error { phase, message } => self.errors.push(ErrorRecord {
-                iteration: self.iteration(),
-                phase: *phase,
-                message: message.clone(),
-            }),
+            Event::Error { phase, message } => {
+                self.errors.push(ErrorRecord { iteration: self.iteration(), phase: *phase, message: message.clone() })
+            }
             Event::MemoryStored { .. } => self.memories_stored += 1,
             Event::OutputForced => self.force_output = true,
             Event::CancelRequested => self.cancel_requested = true,

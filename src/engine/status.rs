@@ -165,10 +165,8 @@ mod tests {
         let started = state(vec![Event::SessionStarted(header(None))]);
         assert_eq!(SessionStatus::of(&started, true), SessionStatus::Running);
         assert_eq!(SessionStatus::of(&started, false), SessionStatus::Interrupted);
-        let ended = state(vec![
-            Event::SessionStarted(header(None)),
-            Event::SessionEnded { outcome: Outcome::Cancelled },
-        ]);
+        let ended =
+            state(vec![Event::SessionStarted(header(None)), Event::SessionEnded { outcome: Outcome::Cancelled }]);
         assert_eq!(SessionStatus::of(&ended, true), SessionStatus::Cancelled);
         assert!(SessionStatus::Cancelled.has_ended() && !SessionStatus::Forked.has_ended());
     }

@@ -156,3 +156,77 @@ impl IntoResponse for ApiError {
         response
     }
 }
+
+/// A serde error in words a client understands: `expected a whole number
+/// (0 or more), got the string "three"` rather than `invalid type: string
+/// "three", expected u32`.
+pub fn humanize(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    // serde_json appends " at line L column C"; the caller says where.
+    let text = match text.rfind(" at line ") {
+        Some(at) => &text[..at],
+        None => &text,
+    };
+    let rewrite =
+        |got: &str, expected: &str| format!("expected {}, got {}", expected_in_words(expected), got_in_words(got));
+    if let Some(rest) = text.strip_prefix("invalid type: ")
+        && let Some((got, expected)) = rest.split_once(", expected ")
+    {
+        return rewrite(got, expected);
+    }
+    if let Some(rest) = text.strip_prefix("invalid value: ")
+        && let Some((got, expected)) = rest.split_once(", expected ")
+    {
+        return rewrite(got, expected);
+    }
+    text.to_string()
+}
+
+fn expected_in_words(expected: &str) -> String {
+    match expected.trim() {
+        "u8" | "u16" | "u32" | "u64" | "u128" | "usize" => "a whole number (0 or more)".into(),
+        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" => "a whole number".into(),
+        "f32" | "f64" => "a number".into(),
+        "a boolean" | "bool" => "true or false".into(),
+        "a string" | "a borrowed string" => "a string".into(),
+        other if other.starts_with("struct ") || other.starts_with("a map") => "a JSON object".into(),
+        other if other.starts_with("a sequence") => "a list".into(),
+        other => other.to_string(),
+    }
+}
+
+fn got_in_words(got: &str) -> String {
+    let got = got.trim();
+    for kind in ["integer", "floating point", "string", "boolean"] {
+        if let Some(value) = got.strip_prefix(kind) {
+            let value = value.trim().trim_matches('`');
+            return match kind {
+                "string" => format!("the string {value}"),
+                _ => value.to_string(),
+            };
+        }
+    }
+    match got {
+        "map" => "an object".into(),
+        "sequence" => "a list".into(),
+        "unit value" | "null" => "null".into(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serde_errors_read_without_rust_types() {
+        let e = serde_json::from_str::<u32>("\"three\"").expect_err("string");
+        assert_eq!(humanize(&e), "expected a whole number (0 or more), got the string \"three\"");
+        let e = serde_json::from_str::<u32>("-3").expect_err("negative");
+        assert_eq!(humanize(&e), "expected a whole number (0 or more), got -3");
+        let e = serde_json::from_str::<f64>("true").expect_err("bool");
+        assert_eq!(humanize(&e), "expected a number, got true");
+        let e = serde_json::from_str::<bool>("1").expect_err("number");
+        assert_eq!(humanize(&e), "expected true or false, got 1");
+    }
+}

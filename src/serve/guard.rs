@@ -122,11 +122,7 @@ pub fn check_token(token: Option<&SecretString>, headers: &HeaderMap) -> Result<
         Some((scheme, rest)) if scheme.eq_ignore_ascii_case("bearer") => rest.trim(),
         _ => return Err(ApiError::token_malformed()),
     };
-    if same_bytes(given.as_bytes(), token.expose_secret().as_bytes()) {
-        Ok(())
-    } else {
-        Err(ApiError::token_wrong())
-    }
+    if same_bytes(given.as_bytes(), token.expose_secret().as_bytes()) { Ok(()) } else { Err(ApiError::token_wrong()) }
 }
 
 /// A POST carries JSON and says so: a form or `text/plain` body, which a
@@ -174,10 +170,19 @@ mod tests {
     #[test]
     fn only_hosts_naming_this_server_are_admitted() {
         let p = policy("127.0.0.1:7878", &["Sleuth.Example.org"]);
-        for ok in ["127.0.0.1:7878", "localhost:7878", "LOCALHOST", "[::1]:7878", "sleuth.example.org", "sleuth.example.org:443"] {
+        for ok in [
+            "127.0.0.1:7878",
+            "localhost:7878",
+            "LOCALHOST",
+            "[::1]:7878",
+            "sleuth.example.org",
+            "sleuth.example.org:443",
+        ] {
             assert!(p.admits(ok), "{ok}");
         }
-        for bad in ["evil.example:7878", "127.0.0.2:7878", "localhost.evil.example", "", "a b", "user@localhost", "[::1"] {
+        for bad in
+            ["evil.example:7878", "127.0.0.2:7878", "localhost.evil.example", "", "a b", "user@localhost", "[::1"]
+        {
             assert!(!p.admits(bad), "{bad}");
         }
         let any = policy("0.0.0.0:7878", &[]);
@@ -190,7 +195,8 @@ mod tests {
     #[test]
     fn an_origin_must_be_the_request_host_or_listed() {
         let p = policy("127.0.0.1:7878", &["sleuth.example.org"]);
-        let check = |origin: &str, host: &str| p.check_origin(&headers(&[(header::ORIGIN, origin), (header::HOST, host)]));
+        let check =
+            |origin: &str, host: &str| p.check_origin(&headers(&[(header::ORIGIN, origin), (header::HOST, host)]));
         assert!(p.check_origin(&headers(&[(header::HOST, "127.0.0.1:7878")])).is_ok(), "no Origin: not a browser page");
         assert!(check("http://127.0.0.1:7878", "127.0.0.1:7878").is_ok());
         assert!(check("https://sleuth.example.org", "127.0.0.1:7878").is_ok());

@@ -11,9 +11,9 @@ use serde::{Deserialize, Serialize};
 use super::SessionDir;
 use super::log::{LogError, read_log};
 use crate::engine::model::{Action, DecisionReason, Outcome, StopReason};
-use crate::engine::status::SessionStatus;
 use crate::engine::protocol::ForkOrigin;
 use crate::engine::state::{QueryResult, SessionState};
+use crate::engine::status::SessionStatus;
 
 /// Bumped whenever the summary's fields change; older summaries are rebuilt.
 /// 3: `status` is the engine's `SessionStatus` (degraded and forked

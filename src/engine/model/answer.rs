@@ -57,7 +57,8 @@ impl Clarification {
             return Err(AnswerError::Empty { options: options() });
         }
         let pick = |index: usize| Answer::Choice { index, label: self.options[index].clone() };
-        if text.chars().all(|c| c.is_ascii_digit() || c == '.' || c == ')') && text.chars().any(|c| c.is_ascii_digit()) {
+        if text.chars().all(|c| c.is_ascii_digit() || c == '.' || c == ')') && text.chars().any(|c| c.is_ascii_digit())
+        {
             let digits = text.trim_end_matches(['.', ')']);
             return match digits.parse::<usize>() {
                 Ok(n) if (1..=self.options.len()).contains(&n) => Ok(pick(n - 1)),

@@ -192,7 +192,11 @@ mod tests {
             Degradation::QueriesFailed { iteration: 2, failed: 3, total: 4 }
         );
         assert_eq!(read("something new"), Degradation::Described { text: "something new".into() });
-        for d in [read("the model could not do: plan, write"), read("provider web is failing"), read("3 of 4 queries failed in iteration 2")] {
+        for d in [
+            read("the model could not do: plan, write"),
+            read("provider web is failing"),
+            read("3 of 4 queries failed in iteration 2"),
+        ] {
             assert_eq!(read(&d.to_string()), d, "the sentence a cause prints reads back as that cause");
         }
     }

@@ -24,7 +24,8 @@ const MIN_SECRET_LEN: usize = 8;
 
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct Redactor {
-    /// Each secret as written raw and as it appears inside a JSON string.
+    /// Each secret as written raw, as it appears inside a JSON string, and
+    /// in each way a URL or a form encodes it (`encoded_forms`).
     patterns: Vec<String>,
 }
 
@@ -45,12 +46,22 @@ impl Redactor {
             if escaped != value && !escaped.is_empty() {
                 patterns.push(escaped);
             }
+            patterns.extend(encoded_forms(&value));
             patterns.push(value);
         }
+        Self::sorted(patterns)
+    }
+
+    fn sorted(mut patterns: Vec<String>) -> Self {
         // Longest first, so a secret containing another is blanked whole.
-        patterns.sort_by_key(|p| std::cmp::Reverse(p.len()));
+        patterns.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
         patterns.dedup();
         Self { patterns }
+    }
+
+    /// The secrets of both.
+    pub fn merged(&self, other: &Redactor) -> Redactor {
+        Self::sorted(self.patterns.iter().chain(&other.patterns).cloned().collect())
     }
 
     /// The values of every environment variable the configuration names in
@@ -114,7 +125,10 @@ impl Redactor {
 
     fn unreadable(&self, record: EventRecord) -> EventRecord {
         let message = "an event held a secret and could not be redacted; it was dropped".to_string();
-        EventRecord { event: super::protocol::Event::Error { phase: crate::engine::model::Phase::Engine, message }, ..record }
+        EventRecord {
+            event: super::protocol::Event::Error { phase: crate::engine::model::Phase::Engine, message },
+            ..record
+        }
     }
 
     fn redact_value(&self, value: &mut serde_json::Value) {
@@ -135,6 +149,50 @@ impl Redactor {
             _ => {}
         }
     }
+}
+
+/// The ways a URL or a form carries `secret` when it holds characters that
+/// are not unreserved (`A-Z a-z 0-9 - . _ ~`), as base64 keys do (`+ / =`)
+/// and a pasted key with a space might: every such character
+/// percent-encoded; only the ones a query value must encode (`/` kept, as
+/// many clients do); a space as `%20` or as `+` (forms); upper- or
+/// lower-case hex. `tvly-CANARY/Ab+Cd=Ef9 x` is also blanked as
+/// `tvly-CANARY%2FAb%2BCd%3DEf9%20x`, `tvly-CANARY/Ab%2BCd%3DEf9+x`, …
+fn encoded_forms(secret: &str) -> Vec<String> {
+    let unreserved = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~');
+    if secret.chars().all(unreserved) {
+        return Vec::new();
+    }
+    // Which characters each kind of encoder leaves as they are.
+    let component = |c: char| unreserved(c);
+    let query_value =
+        |c: char| unreserved(c) || matches!(c, '/' | ':' | '@' | '!' | '$' | '\'' | '(' | ')' | '*' | ',' | ';');
+    let path = |c: char| query_value(c) || matches!(c, '=' | '+' | '&');
+    let keeps: [&dyn Fn(char) -> bool; 3] = [&component, &query_value, &path];
+    let mut out = Vec::new();
+    for keep in keeps {
+        for space_as_plus in [false, true] {
+            for lower in [false, true] {
+                let mut form = String::with_capacity(secret.len() * 3);
+                for c in secret.chars() {
+                    if c == ' ' && space_as_plus {
+                        form.push('+');
+                    } else if keep(c) {
+                        form.push(c);
+                    } else {
+                        let mut buf = [0u8; 4];
+                        for b in c.encode_utf8(&mut buf).bytes() {
+                            form.push_str(&if lower { format!("%{b:02x}") } else { format!("%{b:02X}") });
+                        }
+                    }
+                }
+                if form != secret && !out.contains(&form) {
+                    out.push(form);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Collects the string values of keys ending in `_env`, at any depth.
@@ -170,6 +228,34 @@ mod tests {
     }
 
     #[test]
+    fn a_key_with_reserved_characters_is_blanked_in_its_encoded_forms_too() {
+        let key = "tvly-CANARY/Ab+Cd=Ef9 x";
+        let r = Redactor::new([key.to_string()]);
+        for shown in [
+            "tvly-CANARY/Ab+Cd=Ef9 x",
+            "tvly-CANARY%2FAb%2BCd%3DEf9%20x",
+            "tvly-CANARY%2fAb%2bCd%3dEf9%20x",
+            "tvly-CANARY%2FAb%2BCd%3DEf9+x",
+            "tvly-CANARY/Ab%2BCd%3DEf9%20x",
+            "tvly-CANARY/Ab%2BCd%3DEf9+x",
+            "tvly-CANARY/Ab+Cd=Ef9%20x",
+        ] {
+            let text = format!("GET https://api.example/search?k={shown}&q=x failed");
+            assert_eq!(r.redact(&text), "GET https://api.example/search?k=[redacted]&q=x failed", "{shown}");
+        }
+        assert_eq!(r.redact("tvly-CANARY alone"), "tvly-CANARY alone", "a part of a key is no key");
+        let plain = Redactor::new(["sk-test-12345678".to_string()]);
+        assert_eq!(plain.patterns.len(), 1, "a key of unreserved characters has one form");
+    }
+
+    #[test]
+    fn merged_redactors_blank_the_keys_of_both() {
+        let a = Redactor::new(["sk-test-aaaaaaaa".to_string()]);
+        let b = Redactor::new(["sk-test-bbbbbbbb".to_string()]);
+        assert_eq!(a.merged(&b).redact("sk-test-aaaaaaaa sk-test-bbbbbbbb"), "[redacted] [redacted]");
+    }
+
+    #[test]
     fn finds_env_names_anywhere_in_the_config() {
         let cfg = serde_json::json!({
             "llm": {"api_key_env": "SLEUTH_REDACT_TEST_A", "model": "m"},
@@ -189,11 +275,17 @@ mod tests {
     fn records_lose_the_secret_and_keep_their_shape() {
         use crate::engine::protocol::Event;
         let r = Redactor::new(["sk-test-12345678".to_string(), "12345678901".to_string()]);
-        let event = Event::Error { phase: crate::engine::model::Phase::Search, message: "GET /x?key=sk-test-12345678 failed".into() };
+        let event = Event::Error {
+            phase: crate::engine::model::Phase::Search,
+            message: "GET /x?key=sk-test-12345678 failed".into(),
+        };
         let clean = r.redact_record(record(event));
         assert_eq!(
             clean,
-            record(Event::Error { phase: crate::engine::model::Phase::Search, message: "GET /x?key=[redacted] failed".into() }),
+            record(Event::Error {
+                phase: crate::engine::model::Phase::Search,
+                message: "GET /x?key=[redacted] failed".into()
+            }),
             "only the string changed; at_ms, which looks like a secret, is a number and stays"
         );
         let plain = record(Event::Error { phase: crate::engine::model::Phase::Search, message: "nothing here".into() });
