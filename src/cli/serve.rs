@@ -22,7 +22,7 @@ pub async fn serve(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<u8> {
     // Listened for before the socket opens: a signal right after start is not lost.
     let mut shutdown = Box::pin(shutdown_signal()?);
     // Bound first: an address in use is said at once, before any indexing.
-    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|source| ServeError::Listen { addr, source })?;
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|reason| ServeError::Listen { addr, reason })?;
     let local = listener.local_addr()?;
     let sessions = setup::sessions(&setup);
     let jobs = Jobs::new(sessions.clone(), &conf);

@@ -24,8 +24,9 @@ pub enum ServeError {
         "binding {addr} (not loopback) needs a bearer token: set the environment variable {var} (serve.token_env) and send `Authorization: Bearer <token>`"
     )]
     TokenRequired { addr: SocketAddr, var: String },
-    #[error("cannot listen on {addr}: {source}")]
-    Listen { addr: SocketAddr, source: std::io::Error },
+    /// The OS's reason is in the message, not a `source`: printed once.
+    #[error("cannot listen on {addr}: {reason}")]
+    Listen { addr: SocketAddr, reason: std::io::Error },
     #[error("the server stopped: {0}")]
     Io(#[from] std::io::Error),
 }

@@ -9,6 +9,7 @@
 //! blank the current keys: a log from an older build, or a key set under
 //! another variable when it was written, is data from outside.)
 
+mod encoded;
 mod scan;
 
 use std::borrow::Cow;
@@ -24,9 +25,10 @@ const MIN_SECRET_LEN: usize = 8;
 
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct Redactor {
-    /// Each secret as written raw, as it appears inside a JSON string, and
-    /// in each way a URL or a form encodes it (`encoded_forms`).
+    /// Each secret as written raw and as it appears inside a JSON string.
     patterns: Vec<String>,
+    /// Secrets a URL or a form may write otherwise (`encoded.rs`).
+    encoded: Vec<encoded::EncodedKey>,
 }
 
 /// Says how many secrets, never which: settings are debug-printed in logs.
@@ -40,28 +42,33 @@ impl Redactor {
     /// A redactor for these secret values.
     pub fn new(values: impl IntoIterator<Item = String>) -> Self {
         let mut patterns = Vec::new();
+        let mut encoded = Vec::new();
         for value in values.into_iter().filter(|v| v.chars().count() >= MIN_SECRET_LEN) {
             let escaped = serde_json::to_string(&value).unwrap_or_default();
             let escaped = escaped.trim_matches('"').to_string();
             if escaped != value && !escaped.is_empty() {
                 patterns.push(escaped);
             }
-            patterns.extend(encoded_forms(&value));
+            encoded.extend(encoded::EncodedKey::new(&value));
             patterns.push(value);
         }
-        Self::sorted(patterns)
+        Self::sorted(patterns, encoded)
     }
 
-    fn sorted(mut patterns: Vec<String>) -> Self {
+    fn sorted(mut patterns: Vec<String>, mut encoded: Vec<encoded::EncodedKey>) -> Self {
         // Longest first, so a secret containing another is blanked whole.
         patterns.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
         patterns.dedup();
-        Self { patterns }
+        encoded.dedup();
+        Self { patterns, encoded }
     }
 
     /// The secrets of both.
     pub fn merged(&self, other: &Redactor) -> Redactor {
-        Self::sorted(self.patterns.iter().chain(&other.patterns).cloned().collect())
+        let patterns = self.patterns.iter().chain(&other.patterns).cloned().collect();
+        let mut encoded = self.encoded.clone();
+        encoded.extend(other.encoded.iter().filter(|k| !self.encoded.contains(k)).cloned());
+        Self::sorted(patterns, encoded)
     }
 
     /// The values of every environment variable the configuration names in
@@ -91,12 +98,28 @@ impl Redactor {
                 out = Cow::Owned(out.replace(p.as_str(), REDACTED));
             }
         }
+        for key in &self.encoded {
+            let found = key.find_all(&out);
+            if found.is_empty() {
+                continue;
+            }
+            let mut clean = String::with_capacity(out.len());
+            let mut last = 0;
+            for (start, end) in found {
+                clean.push_str(&out[last..start]);
+                clean.push_str(REDACTED);
+                last = end;
+            }
+            clean.push_str(&out[last..]);
+            out = Cow::Owned(clean);
+        }
         out
     }
 
     /// Whether `text` holds any secret.
     fn finds_in(&self, text: &str) -> bool {
         self.patterns.iter().any(|p| text.contains(p.as_str()))
+            || self.encoded.iter().any(|k| !k.find_all(text).is_empty())
     }
 
     /// `record` with every secret blanked in its strings (map keys too).
@@ -151,50 +174,6 @@ impl Redactor {
     }
 }
 
-/// The ways a URL or a form carries `secret` when it holds characters that
-/// are not unreserved (`A-Z a-z 0-9 - . _ ~`), as base64 keys do (`+ / =`)
-/// and a pasted key with a space might: every such character
-/// percent-encoded; only the ones a query value must encode (`/` kept, as
-/// many clients do); a space as `%20` or as `+` (forms); upper- or
-/// lower-case hex. `tvly-CANARY/Ab+Cd=Ef9 x` is also blanked as
-/// `tvly-CANARY%2FAb%2BCd%3DEf9%20x`, `tvly-CANARY/Ab%2BCd%3DEf9+x`, …
-fn encoded_forms(secret: &str) -> Vec<String> {
-    let unreserved = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~');
-    if secret.chars().all(unreserved) {
-        return Vec::new();
-    }
-    // Which characters each kind of encoder leaves as they are.
-    let component = |c: char| unreserved(c);
-    let query_value =
-        |c: char| unreserved(c) || matches!(c, '/' | ':' | '@' | '!' | '$' | '\'' | '(' | ')' | '*' | ',' | ';');
-    let path = |c: char| query_value(c) || matches!(c, '=' | '+' | '&');
-    let keeps: [&dyn Fn(char) -> bool; 3] = [&component, &query_value, &path];
-    let mut out = Vec::new();
-    for keep in keeps {
-        for space_as_plus in [false, true] {
-            for lower in [false, true] {
-                let mut form = String::with_capacity(secret.len() * 3);
-                for c in secret.chars() {
-                    if c == ' ' && space_as_plus {
-                        form.push('+');
-                    } else if keep(c) {
-                        form.push(c);
-                    } else {
-                        let mut buf = [0u8; 4];
-                        for b in c.encode_utf8(&mut buf).bytes() {
-                            form.push_str(&if lower { format!("%{b:02x}") } else { format!("%{b:02X}") });
-                        }
-                    }
-                }
-                if form != secret && !out.contains(&form) {
-                    out.push(form);
-                }
-            }
-        }
-    }
-    out
-}
-
 /// Collects the string values of keys ending in `_env`, at any depth.
 fn env_names(value: &serde_json::Value, out: &mut Vec<String>) {
     match value {
@@ -239,13 +218,16 @@ mod tests {
             "tvly-CANARY/Ab%2BCd%3DEf9%20x",
             "tvly-CANARY/Ab%2BCd%3DEf9+x",
             "tvly-CANARY/Ab+Cd=Ef9%20x",
+            "tvly-CANARY/Ab%2BCd%3DEf9 x",
         ] {
             let text = format!("GET https://api.example/search?k={shown}&q=x failed");
             assert_eq!(r.redact(&text), "GET https://api.example/search?k=[redacted]&q=x failed", "{shown}");
         }
         assert_eq!(r.redact("tvly-CANARY alone"), "tvly-CANARY alone", "a part of a key is no key");
         let plain = Redactor::new(["sk-test-12345678".to_string()]);
-        assert_eq!(plain.patterns.len(), 1, "a key of unreserved characters has one form");
+        assert!(plain.encoded.is_empty(), "a key of unreserved characters has one form");
+        // The event scan finds an encoded key too, so records lose it.
+        assert!(r.holds_secret(&"see tvly-CANARY%2FAb%2BCd%3DEf9+x here"));
     }
 
     #[test]
