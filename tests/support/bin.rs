@@ -9,6 +9,20 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+/// Whether a test must skip because `tool` is missing: it says so and
+/// skips outside CI; in CI (the `CI` variable set, as `.ci/run` does, which
+/// installs the tools) a missing tool fails the test instead of passing it silently.
+pub fn missing_tool(tool: &str, available: bool, install: &str) -> bool {
+    if available {
+        return false;
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!("{tool} is missing and CI is set: the test cannot run ({install})");
+    }
+    eprintln!("SKIPPED: {tool} is missing ({install}); in CI this fails");
+    true
+}
+
 /// How long a command may run before its test fails.
 pub const DEFAULT_LIMIT: Duration = Duration::from_secs(120);
 
