@@ -712,3 +712,42 @@ fn a_name_and_port_bind_and_serve_options_are_checked_as_the_config_is() {
     assert_eq!(ran.code, Some(1));
     assert!(ran.stderr.contains("--max-queued: must be between 0 and 100000"), "{}", ran.stderr);
 }
+
+/// A model's endpoint that does not answer: the server still listens and
+/// serves the store; health and `/run` say why with 503 `unavailable`
+/// (not `500 internal`), naming the endpoint.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_model_is_a_503_saying_so() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (corpus, home) = (dir.path().join("docs"), dir.path().join("home"));
+    support::e2e::write_corpus(&corpus);
+    // A port nothing listens on.
+    let dead = std::net::TcpListener::bind("127.0.0.1:0").expect("port").local_addr().expect("addr").port();
+    let sets = [
+        "--set".to_string(),
+        corpus_flag(&corpus),
+        "--set".into(),
+        "research.reasoner=\"llm\"".into(),
+        "--set".into(),
+        format!("llm.base_url=\"http://127.0.0.1:{dead}/v1\""),
+        "--set".into(),
+        "llm.model=\"m\"".into(),
+        "--set".into(),
+        "llm.attempts=1".into(),
+    ];
+    let args: Vec<&str> = sets.iter().map(String::as_str).collect();
+    let server = Server::listening(&home, &args, &[]);
+    server.lines.wait_for("cannot start the research parts", Duration::from_secs(120));
+    let c = client();
+    let r = c.get(server.url("/healthz")).send().await.expect("health");
+    assert_eq!(r.status().as_u16(), 503);
+    let e: Value = r.json().await.expect("json");
+    assert_eq!(e["error"]["type"], "unavailable", "{e}");
+    let (code, e) = post_json(&c, &server.url("/run"), json!({"task": "What is the latency of widget 7?"})).await;
+    assert_eq!((code, e["error"]["type"].as_str()), (503, Some("unavailable")), "{e}");
+    let message = e["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains(&format!("127.0.0.1:{dead}")), "names the endpoint: {e}");
+    assert_eq!(e["error"]["retryable"], true);
+    let (code, _) = get_json(&c, &server.url("/sessions")).await;
+    assert_eq!(code, 200);
+}

@@ -325,3 +325,32 @@ async fn a_key_with_reserved_characters_reaches_no_output_in_any_encoding() {
     assert_eq!(leaking(&home), Vec::<PathBuf>::new());
     assert_eq!(leaking(&iterations), Vec::<PathBuf>::new());
 }
+
+/// Small things a user sees on the command line.
+#[test]
+fn an_empty_store_and_an_empty_memory_are_said_plainly_and_help_matches_what_commands_do() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = dir.path().join("home");
+    let export = sleuth(&home, &["export", "last"]);
+    assert_eq!(export.code, Some(1));
+    assert!(export.stderr.contains("no sessions yet"), "{}", export.stderr);
+    assert!(!export.stderr.contains("no session `last`"), "{}", export.stderr);
+    let clear = sleuth(&home, &["memory", "clear"]);
+    assert_eq!(clear.code, Some(0), "nothing to clear is no error: {}", clear.stderr);
+    assert!(clear.stderr.contains("no lessons"), "{}", clear.stderr);
+    let doctor = sleuth(&home, &["doctor", "--help"]);
+    assert!(doctor.stdout.contains("--reasoner") && !doctor.stdout.contains("--step"), "{}", doctor.stdout);
+    let help = sleuth(&home, &["sessions", "--help"]);
+    assert!(help.stdout.contains("JSON array"), "{}", help.stdout);
+    let list = sleuth(&home, &["sessions", "--json"]);
+    assert_eq!(serde_json::from_str::<Value>(&list.stdout).expect("json"), json!([]), "an array, as the help says");
+    // Typed flags are checked by the config's own ranges, named by their flag.
+    let run = sleuth(&home, &["run", "--max-iterations", "1000", "What is a widget?"]);
+    assert_eq!(run.code, Some(1));
+    assert!(run.stderr.contains("--max-iterations: must be between 1 and 100 (got 1000)"), "{}", run.stderr);
+    let long = "why ".repeat(3_000);
+    let run = sleuth(&home, &["run", &long]);
+    assert_eq!(run.code, Some(1));
+    assert!(run.stderr.contains("research.max_question_chars"), "{}", run.stderr);
+    assert!(!home.join("sessions").exists(), "nothing was started");
+}

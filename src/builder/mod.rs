@@ -104,12 +104,7 @@ impl Runtime {
     /// (research choices, limits, the loop's thresholds, chains of the same
     /// providers), not in a provider's, the model's or memory's section.
     pub fn serves(&self, config: &Config) -> bool {
-        let c = &self.config;
-        c.local == config.local
-            && c.web == config.web
-            && c.opensearch == config.opensearch
-            && c.llm == config.llm
-            && c.memory == config.memory
+        shares_parts(&self.config, config)
     }
 
     pub fn config(&self) -> &Config {
@@ -271,6 +266,12 @@ impl Runtime {
         let log = NewSessionLog::new(root, &new_session_id());
         Ok((log.dir(), log))
     }
+}
+
+/// Whether sessions under `a` and `b` take their parts from the same
+/// resources: the same providers' sections, model section and memory.
+pub fn shares_parts(a: &Config, b: &Config) -> bool {
+    a.local == b.local && a.web == b.web && a.opensearch == b.opensearch && a.llm == b.llm && a.memory == b.memory
 }
 
 fn settings_from(config: &Config, snapshot: serde_json::Value, redactor: Redactor, id: &str) -> EngineSettings {

@@ -13,7 +13,7 @@ use tokio::sync::watch;
 use super::handle::SessionHandle;
 use super::replay::{ReplayError, Replayed, resolve};
 use super::request::{ResearchRequest, checked_question};
-use crate::builder::{BuildError, PreparedSession, Runtime};
+use crate::builder::{BuildError, PreparedSession, Runtime, shares_parts};
 use crate::config::{Config, ConfigError, LimitOverrides, Overrides};
 use crate::engine::Engine;
 use crate::engine::protocol::SessionHeader;
@@ -214,11 +214,10 @@ impl Sessions {
     /// it, else one built for it (a resumed session recorded with another
     /// corpus or model).
     async fn runtime_for(&self, config: &Config) -> Result<Arc<Runtime>, SessionsError> {
-        let base = self.runtime().await;
-        match base {
-            Ok(rt) if rt.serves(config) => Ok(rt),
-            _ => Ok(Arc::new(self.build(config.clone()).await?)),
+        if shares_parts(&self.config, config) {
+            return self.runtime().await;
         }
+        Ok(Arc::new(self.build(config.clone()).await?))
     }
 
     /// The configuration and question a request runs under, checked before
