@@ -12,7 +12,8 @@ use super::setup::{self, cli_error};
 pub async fn execute(global: &GlobalArgs, args: ForkArgs) -> anyhow::Result<u8> {
     let setup = setup::load(global)?;
     let sessions = setup::sessions(&setup);
-    let request = args.research.request(args.ask);
+    // What retunes the fork; the ask policy only says how this run answers.
+    let request = args.research.request(None);
     let overrides = setup::overrides(global)?;
     let forked = sessions.fork(&args.id, args.from, &request, &overrides).map_err(cli_error)?;
     eprintln!(

@@ -14,7 +14,7 @@ use super::handle::SessionHandle;
 use super::replay::{ReplayError, Replayed, resolve};
 use super::request::{ResearchRequest, checked_question};
 use crate::builder::{BuildError, PreparedSession, Runtime, shares_parts};
-use crate::config::{Config, ConfigError, LimitOverrides, Overrides};
+use crate::config::{Config, ConfigError, LimitOverrides, Overrides, ReasonerKind};
 use crate::engine::Engine;
 use crate::engine::protocol::SessionHeader;
 use crate::engine::state::SessionState;
@@ -183,11 +183,22 @@ impl Sessions {
     /// The runtime, built on first use (off the async threads: indexing a
     /// corpus is blocking work). A failed build is tried again next time.
     pub async fn runtime(&self) -> Result<Arc<Runtime>, SessionsError> {
+        self.runtime_checking(self.config.research.reasoner).await
+    }
+
+    /// `runtime`, checking the model first when the session needing it
+    /// uses one (`--reasoner llm` over a built-in configuration): a dead
+    /// endpoint fails fast, before any index is built.
+    async fn runtime_checking(&self, reasoner: ReasonerKind) -> Result<Arc<Runtime>, SessionsError> {
         let built = self
             .runtime
             .get_or_try_init(|| async {
                 self.building.store(true, Ordering::SeqCst);
-                let result = self.build(self.config.clone()).await;
+                let mut config = self.config.clone();
+                if reasoner == ReasonerKind::Llm {
+                    config.research.reasoner = reasoner;
+                }
+                let result = self.build(config).await;
                 self.building.store(false, Ordering::SeqCst);
                 *self.failure.lock().unwrap_or_else(|p| p.into_inner()) = result.as_ref().err().map(|e| e.to_string());
                 result.map(Arc::new)
@@ -215,7 +226,7 @@ impl Sessions {
     /// corpus or model).
     async fn runtime_for(&self, config: &Config) -> Result<Arc<Runtime>, SessionsError> {
         if shares_parts(&self.config, config) {
-            return self.runtime().await;
+            return self.runtime_checking(config.research.reasoner).await;
         }
         Ok(Arc::new(self.build(config.clone()).await?))
     }
@@ -237,7 +248,7 @@ impl Sessions {
 
     /// `start` for a question and configuration already checked.
     pub async fn start_checked(&self, question: String, config: &Config) -> Result<SessionHandle, SessionsError> {
-        let runtime = self.runtime().await?;
+        let runtime = self.runtime_for(config).await?;
         let PreparedSession { dir, settings, parts } = runtime.prepare(config).await?;
         let (engine, handle) = Engine::new(settings, parts, SessionState::default());
         Ok(SessionHandle::spawn(engine, handle, dir, Some(question), None))
