@@ -111,7 +111,7 @@ async fn a_session_that_ends_unanswered_is_unanswered_in_the_list_over_http_and_
     assert_eq!(one["status"], "unanswered", "{one}");
     drop(server);
 
-    let client = mcp(&home, &[flag.clone()], &[]).await;
+    let client = mcp(&home, std::slice::from_ref(&flag), &[]).await;
     let result = call(&client, "research", json!({"question": UNANSWERABLE, "preset": "simple"})).await;
     assert_eq!(result["structuredContent"]["status"], "unanswered", "{result}");
     assert!(result["content"][0]["text"].as_str().unwrap().contains("do not answer"), "{result}");

@@ -20,7 +20,7 @@ pub async fn serve(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<u8> {
     let conf = setup.config.serve.clone();
     let (addr, token) = bind_and_token(&conf, |name| std::env::var(name).ok())?;
     // Listened for before the socket opens: a signal right after start is not lost.
-    let mut shutdown = Box::pin(shutdown_signal()?);
+    let shutdown = shutdown_signal()?;
     // Bound first: an address in use is said at once, before any indexing.
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|reason| ServeError::Listen { addr, reason })?;
     let local = listener.local_addr()?;
@@ -42,8 +42,7 @@ pub async fn serve(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<u8> {
             }
         }
     });
-    let stop = async move { (&mut shutdown).await };
-    crate::serve::serve(jobs, &conf, listener, token, stop).await?;
+    crate::serve::serve(jobs, &conf, listener, token, shutdown).await?;
     // Indexing may still run: it is abandoned (the next start resumes it).
     building.abort();
     eprintln!("sleuth serve: stopped; interrupted sessions continue with `sleuth resume <id>`");

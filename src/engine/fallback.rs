@@ -114,9 +114,11 @@ mod tests {
         };
         let note = "prefer tokio examples with thiserror derive macros and anyhow context chains";
         // The fold keeps the imported findings apart from what the user said.
-        let mut state = crate::engine::state::SessionState::default();
-        state.imported_constraints = 1;
-        state.constraints = vec![imported.as_constraint(), format!("Note from the user: {note}")];
+        let state = crate::engine::state::SessionState {
+            imported_constraints: 1,
+            constraints: vec![imported.as_constraint(), format!("Note from the user: {note}")],
+            ..Default::default()
+        };
         let (_, queries) = plan("How do I write a From impl for my error?", state.said_constraints(), 10);
         let texts: Vec<&str> = queries.iter().map(|q| q.text.as_str()).collect();
         assert_eq!(texts.len(), 3, "{texts:?}");

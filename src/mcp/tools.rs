@@ -127,11 +127,8 @@ fn research_request(args: &JsonObject) -> Result<ResearchRequest, ErrorData> {
         }
         None => None,
     };
-    let max_iterations = match number_arg(args, "max_iterations")? {
-        // Out of u32's range is out of the config's range too: let it say so.
-        Some(n) => Some(u32::try_from(n).unwrap_or(u32::MAX)),
-        None => None,
-    };
+    // Out of u32's range is out of the config's range too: let it say so.
+    let max_iterations = number_arg(args, "max_iterations")?.map(|n| u32::try_from(n).unwrap_or(u32::MAX));
     Ok(ResearchRequest {
         preset,
         max_iterations,
