@@ -12,6 +12,7 @@ pub mod handle;
 pub mod job;
 pub mod jobs;
 pub mod metrics;
+pub mod recorded;
 pub mod replay;
 pub mod request;
 pub mod sessions;
