@@ -11,6 +11,7 @@ pub mod files;
 pub mod llm;
 pub mod mcp;
 pub mod paths;
+pub mod research;
 pub mod resilience;
 pub mod search;
 pub mod serve;

@@ -15,7 +15,7 @@ use sleuth::engine::protocol::{Command, Event, EventRecord};
 use sleuth::engine::{Engine, SessionState};
 use sleuth::session::list::{Status, list_one, list_sessions};
 use sleuth::session::memory::FileMemoryStore;
-use sleuth::session::summary::{Freshness, LoggedStatus, SessionSummary, load_summary};
+use sleuth::session::summary::{Freshness, SessionSummary, load_summary};
 use sleuth::session::{
     NewSessionLog, OpenError, Redactor, SessionDir, SessionLog, follow_up, fork, open_session, read_log,
 };
@@ -155,9 +155,9 @@ async fn a_session_waiting_on_an_ask_asks_again_when_resumed() {
     let ask = waiting.open_ask().expect("an open ask").clone();
     let listed = list_one(&SessionDir::new(&root, "asking"));
     assert_eq!(listed.status, Status::WaitingOnAsk);
-    assert!(
-        matches!(listed.summary.unwrap().status, LoggedStatus::WaitingOnAsk { ref question } if *question == ask.clarification.question)
-    );
+    let summary = listed.summary.unwrap();
+    assert_eq!(summary.status, Status::WaitingOnAsk);
+    assert_eq!(summary.waiting_on.as_deref(), Some(ask.clarification.question.as_str()));
 
     let done =
         resume(&root, "asking", support::settings(3), ScriptedReasoner::new(ask_turns()), OnAsk::Choose(1)).await;
@@ -344,7 +344,7 @@ async fn an_out_of_date_summary_is_rebuilt_from_the_log() {
     // A summary written before the last events (a crash between checkpoints).
     let mut stale = fresh.clone();
     stale.iterations = 0;
-    stale.status = LoggedStatus::InProgress;
+    stale.status = Status::Interrupted;
     stale.log_bytes -= 10;
     if let Some(taken) = &mut stale.log_stamp {
         taken.stamp.bytes -= 10;
@@ -507,6 +507,78 @@ fn every_shipped_schema_version_still_reads() {
         }
     }
     assert_eq!(sleuth::engine::protocol::SCHEMA_VERSION, 3, "a new version needs a new fixture here");
+}
+
+/// Logs the schema-2 build wrote (recorded with that release binary: an
+/// LLM run whose model failed and whose first provider's circuit opened;
+/// a strict-mode run that filtered out every source), and what that build
+/// exported from them. Read by this build they give the same report, the
+/// same export, and their causes as types.
+#[test]
+fn schema_2_logs_replay_to_the_same_report_and_export_with_their_reasons_typed() {
+    use sleuth::engine::SessionStatus;
+    use sleuth::engine::model::{Degradation, Role};
+    use sleuth::session::export::{ExportFormat, export};
+    use sleuth::session::summary::SessionSummary;
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    for (name, status) in
+        [("schema-v2-degraded", SessionStatus::Degraded), ("schema-v2-strict", SessionStatus::Unanswered)]
+    {
+        let log = read_log(&fixtures.join(format!("{name}.jsonl"))).unwrap();
+        let state = SessionState::replay(&log.records);
+        assert_eq!(state.header.as_ref().unwrap().schema_version, 2);
+        assert_eq!(SessionStatus::of(&state, false), status, "{name}");
+        let id = state.header.as_ref().unwrap().session_id.clone();
+        let summary = SessionSummary::from_state(&id, &state, log.bytes);
+        // The Markdown export, byte for byte, but for the status line
+        // (the schema-2 build called a degraded session `finished`).
+        let then = std::fs::read_to_string(fixtures.join(format!("{name}.export.md"))).unwrap();
+        let now = export(&state, &summary, ExportFormat::Markdown);
+        let status_line = |t: &str| t.lines().filter(|l| !l.starts_with("- status:")).collect::<Vec<_>>().join("\n");
+        assert_eq!(status_line(now.trim_end()), status_line(then.trim_end()), "{name}");
+        // The JSON export: every value that build wrote is written again
+        // (new fields may be added), but for the summary's status.
+        let then: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(fixtures.join(format!("{name}.export.json"))).unwrap())
+                .unwrap();
+        let now: serde_json::Value = serde_json::from_str(&export(&state, &summary, ExportFormat::Json)).unwrap();
+        let mut differences = Vec::new();
+        contained(&then, &now, "", &mut differences);
+        differences.retain(|d| !d.starts_with(".summary.status") && !d.starts_with(".summary.summary_version"));
+        assert_eq!(differences, Vec::<String>::new(), "{name}");
+        match name {
+            "schema-v2-degraded" => {
+                assert!(state.degraded.contains(&Degradation::ProviderFailing { provider: "searxng".into() }));
+                let model =
+                    Degradation::ModelFailed { phases: vec![Role::Plan, Role::Draft, Role::Critique, Role::Write] };
+                assert!(state.degraded.contains(&model), "{:?}", state.degraded);
+                assert!(state.reasoning_degraded());
+            }
+            _ => assert!(state.iterations.iter().all(|it| it.no_valid_sources_strict), "{name}"),
+        }
+    }
+}
+
+/// Where `now` lacks or changes a value of `then` (objects may gain keys).
+fn contained(then: &serde_json::Value, now: &serde_json::Value, at: &str, out: &mut Vec<String>) {
+    use serde_json::Value;
+    match (then, now) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in a {
+                match b.get(k) {
+                    Some(w) => contained(v, w, &format!("{at}.{k}"), out),
+                    None => out.push(format!("{at}.{k} missing")),
+                }
+            }
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
+            for (i, (v, w)) in a.iter().zip(b).enumerate() {
+                contained(v, w, &format!("{at}[{i}]"), out);
+            }
+        }
+        (a, b) if a == b => {}
+        (a, b) => out.push(format!("{at}: {a} became {b}")),
+    }
 }
 
 /// Regenerates `tests/fixtures/schema-v3.jsonl` (run with --ignored): a

@@ -14,6 +14,7 @@ mod serve;
 pub use serve::ServeConfig;
 pub mod tui;
 mod validate;
+pub use validate::{Invalid, validate};
 
 use std::collections::BTreeMap;
 
@@ -82,7 +83,7 @@ pub enum AskPolicy {
     Stdin,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ResearchConfig {
     pub preset: Preset,
@@ -93,6 +94,23 @@ pub struct ResearchConfig {
     pub reasoner: ReasonerKind,
     /// Headless answer policy for ASK.
     pub ask: AskPolicy,
+    /// Longest question taken, in characters, by every front end (the CLI,
+    /// the TUI, HTTP and MCP): a 40,000-word "question" is refused, not
+    /// researched for minutes.
+    pub max_question_chars: usize,
+}
+
+impl Default for ResearchConfig {
+    fn default() -> Self {
+        Self {
+            preset: Preset::default(),
+            step_mode: false,
+            source_mode: SourceMode::default(),
+            reasoner: ReasonerKind::default(),
+            ask: AskPolicy::default(),
+            max_question_chars: 10_000,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

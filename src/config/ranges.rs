@@ -22,6 +22,7 @@ const fn r(key: &'static str, min: f64, max: f64) -> Range {
 const UNIT: (f64, f64) = (0.0, 1.0);
 
 pub const RANGES: &[Range] = &[
+    r("research.max_question_chars", 100.0, 1_000_000.0),
     r("limits.max_iterations", 1.0, 100.0),
     r("limits.max_queries", 1.0, 50.0),
     r("limits.max_sources", 1.0, 500.0),

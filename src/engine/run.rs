@@ -12,7 +12,7 @@ use tokio::time::Instant;
 
 use super::command::on_command;
 use super::memory::MemoryStore;
-use super::model::{DecisionReason, Outcome, SourceId, StopReason, Usage};
+use super::model::{self, DecisionReason, Outcome, SourceId, StopReason, Usage};
 use super::next::NextStep;
 use super::ports::{EventSink, Searcher, StoreError, TextStore};
 use super::protocol::{Command, Event, EventRecord, SCHEMA_VERSION, SessionHeader};
@@ -166,7 +166,7 @@ impl Engine {
                         repeats + 1
                     )
                 };
-                self.emit_error("engine", error.clone())?;
+                self.emit_error(model::Phase::Engine, error.clone())?;
                 self.emit(Event::SessionEnded { outcome: Outcome::Failed { error } })?;
                 continue;
             }
@@ -273,11 +273,11 @@ impl Engine {
         Ok(())
     }
 
-    pub(super) fn emit_error(&mut self, phase: &str, message: impl Into<String>) -> Result<(), EngineError> {
+    pub(super) fn emit_error(&mut self, phase: model::Phase, message: impl Into<String>) -> Result<(), EngineError> {
         // Blanked here too: the tracing log is written before `emit`.
         let message = self.settings.redactor.redact(&message.into()).into_owned();
-        tracing::warn!(phase, %message, "phase degraded");
-        self.emit(Event::Error { phase: phase.to_string(), message })
+        tracing::warn!(phase = phase.as_str(), %message, "phase degraded");
+        self.emit(Event::Error { phase, message })
     }
 
     pub(super) fn checkpoint(&mut self) -> Result<(), EngineError> {

@@ -2,55 +2,16 @@
 //! session whose log cannot be read is listed as damaged with the reason;
 //! it never hides the others.
 
-use std::fmt;
 use std::path::Path;
 
 use serde::Serialize;
 
 use super::SessionDir;
 use super::lock::{LockState, lock_state};
-use super::summary::{Freshness, LoggedStatus, SessionSummary, load_summary, write_summary};
+use super::summary::{Freshness, SessionSummary, load_summary, write_summary};
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Status {
-    /// A live process holds the session's lock.
-    Running,
-    WaitingOnAsk,
-    Finished,
-    /// Finished, but the sources found do not answer the question.
-    Unanswered,
-    /// Finished without searching anything: every search failed.
-    NotSearched,
-    Cancelled,
-    Failed,
-    /// Stopped before its end with nobody writing it: `resume` continues it.
-    Interrupted,
-    /// The log cannot be read.
-    Damaged,
-}
-
-impl Status {
-    pub fn label(&self) -> &'static str {
-        match self {
-            Status::Running => "running",
-            Status::WaitingOnAsk => "waiting on ASK",
-            Status::Finished => "finished",
-            Status::Unanswered => "unanswered",
-            Status::NotSearched => "not searched",
-            Status::Cancelled => "cancelled",
-            Status::Failed => "failed",
-            Status::Interrupted => "interrupted",
-            Status::Damaged => "damaged",
-        }
-    }
-}
-
-impl fmt::Display for Status {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.label())
-    }
-}
+/// A listed session's status: the engine's one vocabulary.
+pub use crate::engine::status::SessionStatus as Status;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ListedSession {
@@ -118,16 +79,9 @@ pub fn list_one(dir: &SessionDir) -> ListedSession {
                 // Best effort: a read-only folder still lists.
                 let _ = write_summary(dir, &summary);
             }
-            let status = match &summary.status {
-                _ if running => Status::Running,
-                LoggedStatus::InProgress => Status::Interrupted,
-                LoggedStatus::WaitingOnAsk { .. } => Status::WaitingOnAsk,
-                LoggedStatus::Finished => Status::Finished,
-                LoggedStatus::Unanswered => Status::Unanswered,
-                LoggedStatus::NotSearched => Status::NotSearched,
-                LoggedStatus::Cancelled => Status::Cancelled,
-                LoggedStatus::Failed { .. } => Status::Failed,
-            };
+            // The log's status, unless a live process holds the session
+            // (researching, or showing its question to the user).
+            let status = if running && !summary.status.has_ended() { Status::Running } else { summary.status };
             ListedSession { id: dir.id.clone(), status, summary: Some(summary), problem: None, pid, modified_ms: 0 }
         }
         Err(e) => ListedSession {

@@ -13,33 +13,16 @@ use serde::{Deserialize, Serialize};
 
 use super::SessionDir;
 use super::read::{LogError, LogStamp, read_log};
-use crate::engine::model::{Action, AnswerStatus, DecisionReason, Outcome, StopReason};
+use crate::engine::model::{Action, DecisionReason, Outcome, StopReason};
 use crate::engine::protocol::ForkOrigin;
 use crate::engine::state::{QueryResult, SessionState};
+use crate::engine::status::SessionStatus;
 
 /// Bumped whenever the summary's fields change; older summaries are rebuilt.
+/// 3: `status` is the engine's `SessionStatus` (degraded and forked
+/// sessions have their own), the waiting question and the error beside it;
+/// the log's stamp instead of its length alone.
 pub const SUMMARY_VERSION: u32 = 3;
-
-/// Where a session stands as far as its log tells. Whether a process is
-/// writing it right now is not in the log: see `list::Status`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "status", rename_all = "snake_case")]
-pub enum LoggedStatus {
-    /// Stopped before its end (killed, detached, paused): `resume` continues it.
-    InProgress,
-    WaitingOnAsk {
-        question: String,
-    },
-    Finished,
-    /// Finished, but the sources found do not answer the question.
-    Unanswered,
-    /// Finished without searching anything: every search failed.
-    NotSearched,
-    Cancelled,
-    Failed {
-        error: String,
-    },
-}
 
 /// How the research loop ended (seed 004: converged vs stopped on a limit).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -93,7 +76,15 @@ pub struct SessionSummary {
     pub question: String,
     pub started_at_ms: u64,
     pub updated_at_ms: u64,
-    pub status: LoggedStatus,
+    /// As the log tells it, with nobody writing the session (`interrupted`
+    /// for one stopped part-way); the list says `running` when its lock is held.
+    pub status: SessionStatus,
+    /// The clarifying question the session waits on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting_on: Option<String>,
+    /// Why the session failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
     pub preset: String,
     pub reasoner: String,
     pub iterations: u32,
@@ -157,7 +148,12 @@ impl SessionSummary {
             question: state.question().to_string(),
             started_at_ms: state.started_at_ms,
             updated_at_ms: state.updated_at_ms,
-            status: logged_status(state),
+            status: SessionStatus::of(state, false),
+            waiting_on: state.open_ask().map(|a| a.clarification.question.clone()),
+            error: match &state.outcome {
+                Some(Outcome::Failed { error }) => Some(error.clone()),
+                _ => None,
+            },
             preset: header.map_or_else(String::new, |h| h.preset.to_string()),
             reasoner: header.map_or_else(String::new, |h| h.reasoner.clone()),
             iterations: state.iteration(),
@@ -182,22 +178,6 @@ impl SessionSummary {
     pub fn stamped(mut self, stamp: Option<LogStamp>) -> Self {
         self.log_stamp = stamp.filter(|s| s.bytes == self.log_bytes).map(StampTaken::now);
         self
-    }
-}
-
-fn logged_status(state: &SessionState) -> LoggedStatus {
-    match &state.outcome {
-        Some(Outcome::Finished) => match state.report.as_ref().map(|r| r.answer) {
-            Some(AnswerStatus::Unanswered) => LoggedStatus::Unanswered,
-            Some(AnswerStatus::NotSearched) => LoggedStatus::NotSearched,
-            _ => LoggedStatus::Finished,
-        },
-        Some(Outcome::Cancelled) => LoggedStatus::Cancelled,
-        Some(Outcome::Failed { error }) => LoggedStatus::Failed { error: error.clone() },
-        None => match state.open_ask() {
-            Some(ask) => LoggedStatus::WaitingOnAsk { question: ask.clarification.question.clone() },
-            None => LoggedStatus::InProgress,
-        },
     }
 }
 
