@@ -1,6 +1,7 @@
 //! The research data the loop produces and the protocol carries. Plain
 //! serde types with no behaviour beyond small helpers.
 
+mod check;
 mod critique;
 mod decision;
 mod draft;
@@ -12,6 +13,7 @@ mod review;
 mod source;
 mod usage;
 
+pub use check::{CheckOutcome, CheckRule, StatementCheck};
 pub use critique::{Clarification, Contradiction, Critique, Issue, Severity, Verdict};
 pub use decision::{Action, Decision, DecisionReason, Refinement, Reformulation, Strategy};
 pub use draft::{Citation, Claim, Draft};
