@@ -5,9 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use super::check::{
-    CheckInput, GivenQuote, SourceDoc, SourceState, check_statement, cited_statements, covers, shared_terms,
-};
+use super::check::{SourceDoc, SourceState, check_all, cited_statements, states_claim};
 use super::model::{CheckOutcome, Claim, SourceId, StatementCheck, UnsupportedClaim, Verification};
 use crate::text::normalize_for_match;
 
@@ -83,7 +81,7 @@ pub fn verify<'d>(
     let statements = check_statements(markdown, claims, doc_of);
     for s in statements.iter().filter(|s| !s.supported()) {
         // A claim already listed as failed is not listed twice.
-        if unsupported.iter().any(|u| statement_states(&s.text, &u.claim)) {
+        if unsupported.iter().any(|u| states_claim(&s.text, &u.claim)) {
             continue;
         }
         unsupported.push(UnsupportedClaim {
@@ -115,28 +113,7 @@ pub fn check_statements<'d>(
         Some(d) => SourceState::Read(d),
         None => SourceState::Unknown,
     };
-    cited_statements(markdown)
-        .into_iter()
-        .filter(|s| !s.cites.is_empty())
-        .map(|s| {
-            let mut quotes: Vec<GivenQuote> =
-                s.quotes.iter().map(|q| GivenQuote { source: None, text: q.clone() }).collect();
-            for claim in claims.iter().filter(|c| statement_states(&s.text, &c.text)) {
-                for c in claim.citations.iter().filter(|c| s.cites.contains(&c.source.0)) {
-                    quotes.push(GivenQuote { source: Some(c.source.0), text: c.quote.clone() });
-                }
-            }
-            let input = CheckInput { text: &s.text, cites: &s.cites, quotes: &quotes, require_quote: false };
-            check_statement(&input, &source)
-        })
-        .collect()
-}
-
-/// Whether a sentence of the report states `claim`: it holds at least half
-/// of the claim's content words (a report words a claim more freely).
-fn statement_states(sentence: &str, claim: &str) -> bool {
-    let (m, t) = shared_terms(claim, &[sentence]);
-    covers(m, t)
+    check_all(&cited_statements(markdown), claims, &source, false)
 }
 
 /// Numbers in `[n]`, `[n, m]` and `[n][m]` markers outside code spans and
@@ -218,7 +195,7 @@ pub fn mark_unsupported(markdown: &str, v: &Verification) -> String {
     }
     let marked_texts: Vec<&str> = v.statements.iter().filter(|s| !s.supported()).map(|s| s.text.as_str()).collect();
     for needle in &claims {
-        if marked_texts.iter().any(|t| statement_states(t, needle)) {
+        if marked_texts.iter().any(|t| states_claim(t, needle)) {
             continue;
         }
         if let Some(pos) = (!needle.is_empty()).then(|| out.find(*needle)).flatten() {

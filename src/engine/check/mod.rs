@@ -9,7 +9,7 @@
 //!    source — one that does not is a fabricated quote and the sentence is
 //!    unsupported; a quote found supports the sentence when the quotes carry
 //!    at least half of its content words ([`SUPPORT_SHARE`], the rule the
-//!    engine has always scored claims with).
+//!    engine has always scored claims with) and every number it states.
 //! 3. **Passage**: otherwise the best window of up to three consecutive
 //!    sentences of a cited source must hold at least half of the
 //!    sentence's content words and every number it states, and a sentence
@@ -24,7 +24,7 @@ pub mod statements;
 pub use passage::{SourceDoc, WINDOW_SENTENCES, Window, negated, numbers_of};
 pub use statements::{MARKS, Statement, cited_statements, heading, is_reference_heading};
 
-use crate::engine::model::{CheckOutcome, CheckRule, StatementCheck};
+use crate::engine::model::{CheckOutcome, CheckRule, Claim, StatementCheck};
 use crate::text::content_terms;
 
 /// The share of a sentence's content words its evidence must hold.
@@ -72,6 +72,44 @@ pub fn shared_terms(claim: &str, evidence: &[&str]) -> (usize, usize) {
     let terms = content_terms(claim);
     let found: std::collections::HashSet<String> = evidence.iter().flat_map(|e| content_terms(e)).collect();
     (terms.iter().filter(|t| found.contains(*t)).count(), terms.len())
+}
+
+/// Whether a sentence of a report states `claim`: it holds at least half
+/// of the claim's content words (a report words a claim more freely).
+pub fn states_claim(sentence: &str, claim: &str) -> bool {
+    let (m, t) = shared_terms(claim, &[sentence]);
+    covers(m, t)
+}
+
+/// The quotes that come with a sentence: the words it puts in quotation
+/// marks, and the quotes of the claims it states from the sources it cites.
+pub fn quotes_for(statement: &Statement, claims: &[Claim]) -> Vec<GivenQuote> {
+    let mut quotes: Vec<GivenQuote> =
+        statement.quotes.iter().map(|q| GivenQuote { source: None, text: q.clone() }).collect();
+    for claim in claims.iter().filter(|c| states_claim(&statement.text, &c.text)) {
+        for c in claim.citations.iter().filter(|c| statement.cites.contains(&c.source.0)) {
+            quotes.push(GivenQuote { source: Some(c.source.0), text: c.quote.clone() });
+        }
+    }
+    quotes
+}
+
+/// Checks every statement that cites a source; `claims` are the report's
+/// structured claims with their quotes (none for a report from elsewhere).
+pub fn check_all<'s>(
+    statements: &[Statement],
+    claims: &[Claim],
+    source: &dyn Fn(u32) -> SourceState<'s>,
+    require_quote: bool,
+) -> Vec<StatementCheck> {
+    statements
+        .iter()
+        .filter(|s| !s.cites.is_empty())
+        .map(|s| {
+            let quotes = quotes_for(s, claims);
+            check_statement(&CheckInput { text: &s.text, cites: &s.cites, quotes: &quotes, require_quote }, source)
+        })
+        .collect()
 }
 
 /// Decides one cited sentence.
@@ -141,7 +179,9 @@ pub fn check_statement<'s>(input: &CheckInput<'_>, source: &dyn Fn(u32) -> Sourc
     if !found.is_empty() {
         let quotes: Vec<&str> = found.iter().map(|(_, q)| *q).collect();
         let (m, t) = shared_terms(input.text, &quotes);
-        if covers(m, t) || (t == 0 && numbers.is_empty()) {
+        let quoted_numbers: Vec<String> = quotes.iter().flat_map(|q| numbers_of(q)).collect();
+        let numbers_quoted = numbers.iter().all(|n| quoted_numbers.contains(n));
+        if (covers(m, t) || (t == 0 && numbers.is_empty())) && numbers_quoted {
             result.outcome = CheckOutcome::Supported;
             result.rule = CheckRule::Quote;
             result.source = Some(found[0].0);
@@ -182,7 +222,11 @@ pub fn check_statement<'s>(input: &CheckInput<'_>, source: &dyn Fn(u32) -> Sourc
     } else {
         let quotes: Vec<&str> = found.iter().map(|(_, q)| *q).collect();
         let (m, t) = shared_terms(input.text, &quotes);
-        format!("its quote holds only {m} of {t} content words; ")
+        let quoted_numbers: Vec<String> = quotes.iter().flat_map(|q| numbers_of(q)).collect();
+        match numbers.iter().find(|n| !quoted_numbers.contains(*n)) {
+            Some(n) if covers(m, t) => format!("its quote lacks the number {n}; "),
+            _ => format!("its quote holds only {m} of {t} content words; "),
+        }
     };
     if input.require_quote && given_none {
         result.outcome = CheckOutcome::NoQuote;

@@ -20,6 +20,8 @@ pub struct Statement {
     /// Words the sentence puts in quotation marks (three words or more):
     /// quotes it says its source holds.
     pub quotes: Vec<String>,
+    /// Byte offset in the Markdown where the sentence begins.
+    pub start: usize,
     /// Byte offset in the Markdown just after the sentence (its last
     /// marker or punctuation): where a mark goes.
     pub end: usize,
@@ -206,9 +208,10 @@ impl Block {
                 if parsed.cites.is_empty() && parsed.links.is_empty() {
                     continue;
                 }
-                let end = self.origin.get(to - 1).map_or(0, |o| o + 1);
+                let start = self.origin.get(from).copied().unwrap_or(0);
+                let end = self.origin.get(to - 1).map_or(start, |o| o + 1);
                 let line = self.lines.get(to - 1).copied().unwrap_or(0);
-                out.push(Statement { end, line, ..parsed });
+                out.push(Statement { start, end, line, ..parsed });
             }
         }
         *self = Block::default();
@@ -416,7 +419,7 @@ fn parse_piece(piece: &str) -> Statement {
     }
     let text = tidy(&text);
     let quotes = quoted(&text);
-    Statement { text, cites, links, quotes, end: 0, line: 0 }
+    Statement { text, cites, links, quotes, start: 0, end: 0, line: 0 }
 }
 
 fn push_unique(v: &mut Vec<String>, s: String) {
@@ -478,7 +481,8 @@ mod tests {
             vec![("Watering is allowed before 8 am.".into(), vec![1]), ("Hoses need a nozzle.".into(), vec![2])]
         );
         let s = cited_statements(md);
-        assert_eq!(&md[..s[0].end], "# Q\n\nWatering is allowed before 8 am. [1]");
+        assert_eq!(&md[s[0].start..s[0].end], "Watering is allowed before 8 am. [1]");
+        assert_eq!(&md[s[1].start..s[1].end], "Hoses need a nozzle. [2]");
         assert!(md[..s[1].end].ends_with("nozzle. [2]"));
         assert_eq!(s[1].line, 3);
     }

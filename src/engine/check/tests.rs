@@ -103,3 +103,11 @@ fn a_negation_the_passage_does_not_make_is_not_supported() {
     assert_eq!(turned.outcome, CheckOutcome::Unsupported, "{turned:?}");
     assert!(turned.why.contains("negates"), "{}", turned.why);
 }
+
+#[test]
+fn a_number_the_quote_does_not_hold_is_checked_against_the_passage() {
+    let given = [quote(Some(1), "A first breach costs 50 euros")];
+    let c = run("A first breach costs 60 euros.", &[1], &given, false);
+    assert_eq!((c.outcome, c.rule), (CheckOutcome::Unsupported, CheckRule::Passage), "{c:?}");
+    assert!(c.why.starts_with("its quote lacks the number 60; "), "{}", c.why);
+}
