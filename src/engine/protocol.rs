@@ -10,8 +10,8 @@ use super::preset::SessionPreset;
 
 pub use super::imported::{ImportedContext, ImportedSource};
 use super::model::{
-    Clarification, Critique, Decision, Draft, Evaluation, Outcome, PlannedQuery, QualityReport, Refinement, Reflection,
-    Report, SourceId, SourceMeta, SourceVerdict, Usage, Verification,
+    Clarification, Critique, Decision, Draft, Evaluation, Outcome, PlannedQuery, QualityReport, Recheck, Refinement,
+    Reflection, Report, SourceId, SourceMeta, SourceVerdict, Usage, Verification,
 };
 
 /// Version of the event-log format written by this build. History:
@@ -297,6 +297,11 @@ pub enum Event {
     SessionEnded {
         outcome: Outcome,
     },
+    /// `sleuth recheck`: the cited sources fetched again after the end,
+    /// and whether each claim still stands.
+    Rechecked {
+        recheck: Recheck,
+    },
 }
 
 impl Event {
@@ -339,6 +344,7 @@ impl Event {
             Event::ReportWritten { .. } => "report_written",
             Event::Verified { .. } => "verified",
             Event::SessionEnded { .. } => "session_ended",
+            Event::Rechecked { .. } => "rechecked",
         }
     }
 }

@@ -5,6 +5,8 @@
 //! checker (`engine::check`), the one VERIFY runs.
 
 pub mod bundle;
+pub mod diff;
+pub mod recheck;
 pub mod report;
 pub mod sources;
 

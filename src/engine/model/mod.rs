@@ -8,6 +8,7 @@ mod draft;
 mod evaluation;
 mod lenient;
 mod query;
+mod recheck;
 mod report;
 mod review;
 mod source;
@@ -19,6 +20,7 @@ pub use decision::{Action, Decision, DecisionReason, Refinement, Reformulation, 
 pub use draft::{Citation, Claim, Draft};
 pub use evaluation::{ConfidenceComponents, ConfidenceWeights, DimensionScores, DimensionWeights, Evaluation};
 pub use query::{PlannedQuery, Reflection};
+pub use recheck::{ClaimStatus, PageStatus, Recheck, RecheckedClaim, RecheckedSource};
 pub use report::{AnswerStatus, Outcome, Report, StopReason, UnsupportedClaim, Verification};
 pub use review::{QualityReport, SourceVerdict, SuggestedRefinement};
 pub use source::{SourceId, SourceKind, SourceMeta};

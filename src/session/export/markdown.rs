@@ -133,6 +133,12 @@ fn particulars(out: &mut String, state: &SessionState, summary: &SessionSummary)
     for c in &state.constraints {
         let _ = writeln!(out, "- constraint: {}", cell(c));
     }
+    for r in &state.rechecks {
+        let _ = writeln!(out, "- rechecked {}: {}", iso_datetime(r.at_ms), cell(&r.headline()));
+        for c in r.claims.iter().filter(|c| c.status.fallen()) {
+            let _ = writeln!(out, "  - {}: {} — {}", c.status.label(), cell(&c.text), cell(&c.why));
+        }
+    }
 }
 
 fn status_text(summary: &SessionSummary) -> String {

@@ -33,6 +33,9 @@ pub fn html(doc: &ShareDoc) -> String {
         esc(&doc.exported_at)
     );
     let _ = writeln!(out, "<p class=\"meta\">{} Verdicts: {}.</p>", esc(&doc.summary), esc(&doc.verdicts_from));
+    for r in &doc.rechecks {
+        let _ = writeln!(out, "<p class=\"meta\">{}</p>", esc(r));
+    }
     let mut list: Option<&'static str> = None;
     for b in &doc.blocks {
         // Consecutive items make one list.

@@ -33,6 +33,8 @@ pub struct ShareDoc {
     pub summary: String,
     /// Where the verdicts come from.
     pub verdicts_from: String,
+    /// `sleuth recheck` results, oldest first: "2026-… UTC: 3 of 4 claims still stand; …".
+    pub rechecks: Vec<String>,
 }
 
 /// A cited sentence of the report and its verdict.
@@ -142,6 +144,11 @@ pub fn share_doc(
         claims,
         sources,
         verdicts_from,
+        rechecks: state
+            .rechecks
+            .iter()
+            .map(|r| redact(&format!("rechecked {}: {}", iso_datetime(r.at_ms), sanitize_inline(&r.headline()))))
+            .collect(),
     }
 }
 

@@ -46,6 +46,9 @@ fn lay_out(doc: &ShareDoc, m: &Metrics) -> Layout {
     let meta = format!("sleuth session {} · {} · exported {}", doc.session_id, doc.status, doc.exported_at);
     l.paragraph(m, &[Piece::new(meta, Look::META)], 0.0);
     l.paragraph(m, &[Piece::new(format!("{} Verdicts: {}.", doc.summary, doc.verdicts_from), Look::META)], 0.0);
+    for r in &doc.rechecks {
+        l.paragraph(m, &[Piece::new(r.clone(), Look::META)], 0.0);
+    }
     l.gap(6.0);
     for b in &doc.blocks {
         block(&mut l, m, b, doc);
