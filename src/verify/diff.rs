@@ -7,13 +7,15 @@ use std::collections::HashSet;
 
 use serde::Serialize;
 
+use crate::engine::check::numbers_of;
 use crate::engine::model::{Claim, ConfidenceComponents, Evaluation};
 use crate::engine::state::SessionState;
 use crate::session::export::cited_sources;
 use crate::text::{content_terms, jaccard, normalize_for_match};
 
-/// Two claims whose content words overlap at least this much (Jaccard)
-/// are one claim reworded; below it, one was removed and one added.
+/// Two claims whose content words overlap at least this much (Jaccard),
+/// and that state the same numbers, are one claim reworded; otherwise one
+/// was removed and another added (a changed figure is a changed claim).
 pub const REWORDED_SIMILARITY: f64 = 0.5;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -125,10 +127,15 @@ pub fn diff(a_id: &str, a: &SessionState, b_id: &str, b: &SessionState) -> Sessi
         }
     }
     let mut candidates: Vec<(usize, usize, f64)> = Vec::new();
+    let numbers = |c: &Claim| {
+        let mut n = numbers_of(&c.text);
+        n.sort();
+        n
+    };
     for i in (0..ca.len()).filter(|i| !used_a[*i]) {
         for j in (0..cb.len()).filter(|j| !used_b[*j]) {
             let s = jaccard(&ta[i], &tb[j]);
-            if s >= REWORDED_SIMILARITY {
+            if s >= REWORDED_SIMILARITY && numbers(&ca[i]) == numbers(&cb[j]) {
                 candidates.push((i, j, s));
             }
         }
@@ -227,4 +234,51 @@ fn scores(a: Option<&Evaluation>, b: Option<&Evaluation>) -> Vec<ScoreChange> {
         out.push(ScoreChange { name, before: part(a, f), after: part(b, f) });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::model::{Report, StopReason};
+
+    fn with_claims(texts: &[&str]) -> SessionState {
+        let claims = texts.iter().map(|t| Claim { text: t.to_string(), citations: vec![], aspect: None }).collect();
+        SessionState {
+            report: Some(Report {
+                markdown: String::new(),
+                claims,
+                based_on_iteration: None,
+                caveats: vec![],
+                stop: StopReason::ForcedByUser,
+                answer: Default::default(),
+            }),
+            ..SessionState::default()
+        }
+    }
+
+    #[test]
+    fn claims_are_same_reworded_added_or_removed() {
+        let a = with_claims(&[
+            "Watering is allowed only before 8 am and after 7 pm.",
+            "A first breach costs a fine of 50 euros.",
+            "Hoses need a trigger nozzle.",
+        ]);
+        let b = with_claims(&[
+            "watering is allowed only before 8 am and after 7 pm.",
+            "A first breach costs a fine of 60 euros.",
+            "Hoses must have a trigger nozzle fitted.",
+        ]);
+        let d = diff("a", &a, "b", &b);
+        let kinds: Vec<(Change, Option<&str>)> = d.claims.iter().map(|c| (c.change, c.after.as_deref())).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                (Change::Same, Some("watering is allowed only before 8 am and after 7 pm.")),
+                (Change::Reworded, Some("Hoses must have a trigger nozzle fitted.")),
+                (Change::Removed, None),
+                (Change::Added, Some("A first breach costs a fine of 60 euros.")),
+            ]
+        );
+        assert_eq!(d.relation, "independent sessions");
+    }
 }

@@ -121,14 +121,14 @@ mod tests {
 
     #[test]
     fn each_claim_gets_the_status_its_verdicts_and_pages_say() {
-        use CheckOutcome::*;
-        use PageStatus::*;
+        use CheckOutcome::{Supported, Unsupported};
+        use PageStatus::{Changed, Gone, Unchanged};
         let cases = [
             (Supported, Supported, vec![Unchanged], ClaimStatus::Stands),
             (Supported, Supported, vec![Changed], ClaimStatus::Stands),
             (Supported, Unsupported, vec![Changed], ClaimStatus::QuoteGone),
-            (Supported, Unreachable, vec![Gone], ClaimStatus::PageGone),
-            (Supported, Unreachable, vec![PageStatus::Unreachable], ClaimStatus::Unreachable),
+            (Supported, CheckOutcome::Unreachable, vec![Gone], ClaimStatus::PageGone),
+            (Supported, CheckOutcome::Unreachable, vec![PageStatus::Unreachable], ClaimStatus::Unreachable),
             (Unsupported, Unsupported, vec![Unchanged], ClaimStatus::Unsupported),
         ];
         for (then, now, pages, want) in cases {
