@@ -241,3 +241,31 @@ fn the_pdf_export_holds_the_reports_sentences_and_citations_as_text() {
     assert!(flat.contains("Claims and their evidence") && flat.contains("SHA-256"), "{flat}");
     assert!(flat.contains("page 1 of"), "paginated: {flat}");
 }
+
+#[test]
+fn exports_number_sources_once_say_a_files_date_is_its_modification_and_do_not_repeat_a_heading() {
+    // Issue 27.19.
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    let id = shared_session(home);
+    let state = SessionState::replay(&read_log(&home.join("sessions").join(&id).join("events.jsonl")).unwrap().records);
+    let same = state.sources.iter().find(|s| s.meta.heading.as_deref() == Some(s.meta.title.as_str()));
+    let same = same.expect("a passage whose heading is its page's title (the first section)");
+
+    let (_, md, _) = sleuth(home, &["export", &id]);
+    let list = md.split("\n## Sources\n\n").nth(1).unwrap().split("\n\n").next().unwrap();
+    for line in list.lines() {
+        assert!(line.starts_with("- ["), "numbered once, by its id: {line}");
+        assert!(!line.contains("published"), "a local file has no publication date: {line}");
+    }
+    let line = list.lines().find(|l| l.starts_with(&format!("- [{}] ", same.meta.id.0))).unwrap();
+    assert!(!line.contains(&format!("{t} — {t}", t = same.meta.title)), "{line}");
+    assert!(line.contains(", modified 20"), "{line}");
+    let report = &state.report.as_ref().unwrap().markdown;
+    assert!(!report.contains(&format!("{t} — {t}", t = same.meta.title)), "{report}");
+
+    let (_, bib, _) = sleuth(home, &["export", &id, "--format", "bibtex"]);
+    assert!(bib.contains("urldate = {") && !bib.contains("  date = {"), "{bib}");
+    let (_, csl, _) = sleuth(home, &["export", &id, "--format", "csl-json"]);
+    assert!(!csl.contains("\"issued\""), "{csl}");
+}

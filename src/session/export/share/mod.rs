@@ -113,7 +113,7 @@ pub fn share_doc(
         .into_iter()
         .map(|s| {
             let m = &s.meta;
-            let title = match m.heading.as_deref().filter(|h| h.trim() != m.title.trim()) {
+            let title = match super::markdown::source_heading(&m.title, m.heading.as_deref()) {
                 Some(h) => format!("{} — {}", m.title, h),
                 None => m.title.clone(),
             };
