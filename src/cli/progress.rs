@@ -89,9 +89,15 @@ pub fn line(record: &EventRecord, state: &SessionState) -> Option<String> {
         }
         Event::Error { phase, message } => format!("error in {phase}: {}", sanitize_inline(message)),
         Event::Verified { verification: v } => format!(
-            "verified: {} of {} claims supported, {} unknown citation ids",
+            "verified: {} of {} claims supported; {} of {} cited sentences backed by their sources{}, {} unknown citation ids",
             v.claims_supported,
             v.claims_checked,
+            v.statements_supported(),
+            v.statements.len(),
+            match v.statements.len() - v.statements_supported() {
+                0 => String::new(),
+                n => format!(" ({n} marked in the report)"),
+            },
             v.unknown_ids.len()
         ),
         Event::ReportWritten { report } => match report.based_on_iteration {

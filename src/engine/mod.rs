@@ -3,6 +3,7 @@
 //! folded `SessionState`.
 
 pub mod caveats;
+pub mod check;
 pub mod citations;
 pub mod command;
 pub mod continuity;

@@ -12,7 +12,7 @@ pub use super::imported::{ImportedContext, ImportedSource};
 pub use super::model::Answer;
 use super::model::{
     Clarification, Critique, Decision, Degradation, Draft, Evaluation, Outcome, Phase, PlannedQuery, QualityReport,
-    Refinement, Reflection, Report, SourceId, SourceMeta, SourceVerdict, Usage, Verification,
+    Recheck, Refinement, Reflection, Report, SourceId, SourceMeta, SourceVerdict, Usage, Verification,
 };
 
 /// Version of the event-log format written by this build. History:
@@ -22,7 +22,7 @@ use super::model::{
 /// a `reason` sentence), `no_valid_sources` says whether strict mode was
 /// the cause, `error` names a known phase; and `Event::ReportRestarted` (a
 /// build that ignored it would show a dead WRITE's fragments run into the
-/// new report). A fixture log of every version lives in `tests/fixtures/`;
+/// new report); and `Event::Rechecked` (`sleuth recheck`'s results). A fixture log of every version lives in `tests/fixtures/`;
 /// older ones read as they always did.
 pub const SCHEMA_VERSION: u32 = 3;
 
@@ -300,6 +300,11 @@ pub enum Event {
     SessionEnded {
         outcome: Outcome,
     },
+    /// `sleuth recheck`: the cited sources fetched again after the end,
+    /// and whether each claim still stands.
+    Rechecked {
+        recheck: Recheck,
+    },
 }
 
 impl Event {
@@ -372,6 +377,7 @@ impl Event {
             Event::ReportWritten { .. } => "report_written",
             Event::Verified { .. } => "verified",
             Event::SessionEnded { .. } => "session_ended",
+            Event::Rechecked { .. } => "rechecked",
         }
     }
 }

@@ -8,8 +8,9 @@ use serde::Serialize;
 
 use super::interpretation::Interpretation;
 use super::model::{
-    Critique, Decision, Degradation, Draft, Evaluation, Outcome, Phase, PlannedQuery, QualityReport, Refinement,
-    Reflection, Report, Role, SourceId, SourceMeta, SourceVerdict, Strategy, Verification, legacy_strict_reason,
+    Critique, Decision, Degradation, Draft, Evaluation, Outcome, Phase, PlannedQuery, QualityReport, Recheck,
+    Refinement, Reflection, Report, Role, SourceId, SourceMeta, SourceVerdict, Strategy, Verification,
+    legacy_strict_reason,
 };
 use super::protocol::{Answer, Event, EventRecord, ImportedContext, SessionHeader, Steer};
 use crate::engine::model::Clarification;
@@ -65,6 +66,8 @@ pub struct SessionState {
     pub report: Option<Report>,
     pub verification: Option<Verification>,
     pub outcome: Option<Outcome>,
+    /// `sleuth recheck` runs after the end, oldest first.
+    pub rechecks: Vec<Recheck>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -433,6 +436,7 @@ impl SessionState {
             }
             Event::Verified { verification } => self.verification = Some(verification.clone()),
             Event::SessionEnded { outcome } => self.outcome = Some(outcome.clone()),
+            Event::Rechecked { recheck } => self.rechecks.push(recheck.clone()),
         }
     }
 

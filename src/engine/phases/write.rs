@@ -1,7 +1,6 @@
 //! WRITE and VERIFY: the report from the best draft across iterations
 //! (seed 003), streamed as it is written, then every citation checked.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::mpsc;
@@ -9,6 +8,7 @@ use tokio::time::Instant;
 
 use super::call::Share;
 use crate::engine::caveats::{WRITER_FAILED, answer_lead, answer_status, caveats};
+use crate::engine::check::SourceDoc;
 use crate::engine::citations::{citation_markers, mark_unsupported, verify};
 use crate::engine::model::{Claim, Degradation, Draft, Phase, Report, Role, SourceId, StopReason, Verification};
 use crate::engine::protocol::Event;
@@ -70,7 +70,8 @@ impl Engine {
         // statements): every id the report uses is listed and checked.
         let verification = self.verify_claims(&format!("{body}\n\n{}", caveats.join("\n")), &claims);
         let cited: Vec<SourceId> = verification.cited.clone();
-        let marked = mark_unsupported(&super::backed::mark_unbacked(&body, &claims, &verification), &verification);
+        // Every cited sentence of the body was checked: those not backed are marked.
+        let marked = mark_unsupported(&body, &verification);
         let markdown = assemble(&self.state, &marked, &cited, &caveats);
         let report = Report { markdown, claims, based_on_iteration: based_on, caveats, stop, answer: status };
         self.emit(Event::ReportWritten { report })?;
@@ -145,10 +146,10 @@ impl Engine {
         ids.extend(claims.iter().flat_map(|c| c.citations.iter().map(|c| c.source)));
         ids.sort();
         ids.dedup();
-        let texts: Vec<(SourceId, Arc<str>)> =
-            ids.into_iter().filter_map(|id| self.normalized_text_of(id).map(|t| (id, t))).collect();
-        let text_of = |id: SourceId| texts.iter().find(|(i, _)| *i == id).map(|(_, t)| &**t);
-        verify(markdown, claims, &text_of)
+        let docs: Vec<(SourceId, SourceDoc)> =
+            ids.into_iter().filter_map(|id| self.text_of(id).map(|t| (id, SourceDoc::new(&t)))).collect();
+        let doc_of = |id: SourceId| docs.iter().find(|(i, _)| *i == id).map(|(_, d)| d);
+        verify(markdown, claims, &doc_of)
     }
 
     /// Runs WRITE, batching streamed text into `ReportDelta` events.
