@@ -29,6 +29,7 @@ pub mod render;
 pub mod run;
 pub mod settings;
 pub mod state;
+pub mod takeover;
 pub mod tiers;
 
 pub use next::{NextStep, Stage};

@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::preset::SessionPreset;
+use super::takeover::Takeover;
 
 pub use super::imported::{ImportedContext, ImportedSource};
 use super::model::{
@@ -193,6 +194,11 @@ pub enum Event {
         iteration: u32,
         reason: String,
     },
+    /// The model could not do the work: the built-in reasoner does every
+    /// phase from here on (a resumed session keeps it so).
+    BuiltinTookOver {
+        takeover: Takeover,
+    },
     SourceAdded {
         source: SourceMeta,
     },
@@ -312,6 +318,7 @@ impl Event {
             Event::CircuitOpened { .. } => "circuit_opened",
             Event::CircuitClosed { .. } => "circuit_closed",
             Event::DegradedMode { .. } => "degraded_mode",
+            Event::BuiltinTookOver { .. } => "builtin_took_over",
             Event::SourceAdded { .. } => "source_added",
             Event::SourceDuplicate { .. } => "source_duplicate",
             Event::SourceSkipped { .. } => "source_skipped",

@@ -56,6 +56,8 @@ pub struct SessionState {
     pub pinned: BTreeSet<SourceId>,
     pub degraded: Vec<String>,
     pub errors: Vec<ErrorRecord>,
+    /// Set when the built-in reasoner took over from the model.
+    pub takeover: Option<super::takeover::Takeover>,
     pub memories_stored: usize,
     pub force_output: bool,
     pub cancel_requested: bool,
@@ -416,6 +418,7 @@ impl SessionState {
                 phase: phase.clone(),
                 message: message.clone(),
             }),
+            Event::BuiltinTookOver { takeover } => self.takeover = Some(takeover.clone()),
             Event::MemoryStored { .. } => self.memories_stored += 1,
             Event::OutputForced => self.force_output = true,
             Event::CancelRequested => self.cancel_requested = true,
