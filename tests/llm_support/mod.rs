@@ -78,8 +78,9 @@ pub struct FakeState {
     /// over the call count, so a run is repeatable), as a server that drops
     /// the end of a reply does; `finish_reason` still says "stop".
     pub truncate_percent: AtomicU32,
-    /// Replies cut so far.
+    /// Replies cut so far, with the role they answered.
     pub truncated: AtomicU32,
+    pub truncated_replies: Mutex<Vec<(String, String)>>,
     /// Answer `{}` to every chat request, as Gemma 3 270M on
     /// llama-cpp-python does to JSON requests.
     pub empty_objects: std::sync::atomic::AtomicBool,
@@ -280,6 +281,7 @@ impl Respond for Chat {
                 s.truncated.fetch_add(1, Ordering::SeqCst);
                 let content = default_content(s, &role, &body, n);
                 let half: String = content.chars().take(content.chars().count() / 2).collect();
+                s.truncated_replies.lock().unwrap().push((role.clone(), half.clone()));
                 reply(s, &body, half)
             }
             None => reply(s, &body, default_content(s, &role, &body, n)),
