@@ -293,3 +293,36 @@ async fn an_ask_whose_rejected_reading_holds_common_words_keeps_the_chosen_ones_
     assert!(body(report).contains("[1]") || body(report).contains('['), "{}", report.markdown);
     assert!(state.verification.as_ref().unwrap().claims_supported > 0);
 }
+
+/// A session the built-in took over stays with it when resumed, even with
+/// a model that now answers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_session_stays_with_the_built_in_that_took_over() {
+    let empty = FakeLlm::start().await;
+    empty.state.empty_objects.store(true, Ordering::SeqCst);
+    let (_, records) = session(llm(&config(&empty)), settings(Preset::Standard), corpus(12), 0).await;
+    // The log as a crash right after the first plan left it.
+    let planned = records.iter().position(|r| matches!(r.event, Event::Planned { .. })).unwrap();
+    let mut state = SessionState::default();
+    for r in &records[..=planned] {
+        state.apply(r);
+    }
+    assert!(state.takeover.is_some() && state.report.is_none());
+    let healthy = FakeLlm::start().await;
+    let provider: Arc<dyn SearchProvider> = Arc::new(ScriptedProvider::new("web", corpus(12)));
+    let parts = EngineParts {
+        reasoner: llm(&config(&healthy)),
+        search: Arc::new(SearchRouter::new(
+            vec![vec![provider]],
+            &sleuth::search::RouterSettings { backoff_min_ms: 1, backoff_max_ms: 5, ..Default::default() },
+        )),
+        texts: Arc::new(MemoryTexts::default()),
+        memory: Arc::new(InMemoryStore::new(MemorySettings::default())) as Arc<dyn MemoryStore>,
+        log: Box::new(MemorySink::default()),
+    };
+    let (engine, _handle) = Engine::new(settings(Preset::Standard), parts, state);
+    let done = engine.run().await.unwrap();
+    assert!(done.report.is_some());
+    assert_eq!(healthy.state.requests.lock().unwrap().len(), 0, "the resumed session asked the model");
+    assert!(done.report.unwrap().caveats.iter().any(|c| c.contains("built-in")));
+}
