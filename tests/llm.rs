@@ -352,7 +352,9 @@ async fn report_claims_that_do_not_parse_cost_no_claims_only_call() {
     let fake = FakeLlm::start().await;
     fake.queue(
         "write",
-        Behaviour::Content("Widgets connect to gadgets by a bolt [1].\n===CLAIMS===\n{\"claims\": [{\"te".into()),
+        Behaviour::Content(
+            "Widgets connect to gadgets by a bolt [1].\n===CLAIMS===\n{\"claims\": \"none\"}".into(),
+        ),
     );
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
     let docs = vec![source(1, "Widgets connect to gadgets by a bolt. The bolt is steel.")];
@@ -369,11 +371,17 @@ async fn report_claims_that_do_not_parse_cost_no_claims_only_call() {
 async fn a_report_cut_off_before_its_claims_line_is_refused() {
     let fake = FakeLlm::start().await;
     fake.queue("write", Behaviour::Content("Widgets connect to gadgets by a bolt [1]. The bolt is ma".into()));
-    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    fake.queue(
+        "write",
+        Behaviour::Content("Widgets connect to gadgets by a bolt [1].\n===CLAIMS===\n{\"claims\": [{\"te".into()),
+    );
     let docs = vec![source(1, "Widgets connect to gadgets by a bolt. The bolt is steel.")];
-    let err = reasoner(&config(&fake)).write(write_ctx(docs), tx).await.unwrap_err();
-    assert!(err.to_string().contains("cut off"), "{err}");
-    assert_eq!(fake.requests_of("write").len(), 1, "no second call");
+    for cut in ["ended without", "claims were cut off"] {
+        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+        let err = reasoner(&config(&fake)).write(write_ctx(docs.clone()), tx).await.unwrap_err();
+        assert!(err.to_string().contains(cut), "{err}");
+    }
+    assert_eq!(fake.requests_of("write").len(), 2, "no second call for either");
 }
 
 #[tokio::test]

@@ -254,7 +254,11 @@ async fn prompts_stay_within_their_budgets_on_a_large_source_set() {
             doc(&format!("https://docs.example.org/long{i}"), &text)
         })
         .collect();
-    let c = config(&fake);
+    let mut c = config(&fake);
+    // Every role that has a budget makes its call, and the planner's
+    // queries keep finding new pages.
+    c.refine_with_model = true;
+    c.write_with_model = true;
     let budgets = c.prompt_tokens;
     let mut s = preset_settings(Preset::Standard);
     s.limits.max_iterations = 3;

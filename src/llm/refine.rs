@@ -1,9 +1,9 @@
 //! REFINE without a model call (`refine_with_model = false`, the default).
 //! The draft's check (or the critique) already named what the answer is
-//! missing, phrased as searches: those gaps are the next queries, and the
-//! built-in refinement (the strategy applied to the sources found) fills the
-//! rest of the preset's query count. A round after the first then costs one
-//! call, its DRAFT.
+//! missing, phrased as searches: those gaps are the next queries. When it
+//! named none (or every one was searched), the built-in refinement — the
+//! strategy applied to the sources found — chooses them. A round after the
+//! first then costs one call, its DRAFT.
 
 use std::collections::HashSet;
 
@@ -15,9 +15,12 @@ use crate::text::{content_terms, normalize_for_match, sanitize_inline};
 /// A gap longer than this (in words) is a sentence, not a search: it is cut.
 const MAX_GAP_WORDS: usize = 10;
 
-/// A gap this short ("gadgets") is searched with the question's words
-/// beside it, or it would find pages on anything of that name.
-const SHORT_GAP_WORDS: usize = 2;
+/// A gap this short (one word: "gadgets") is searched with the question's
+/// words beside it, or it would find pages on anything of that name.
+const SHORT_GAP_WORDS: usize = 1;
+
+/// The intent of a query searching a named gap.
+const GAP_INTENT: &str = "a gap the draft's check named";
 
 /// How many of the question's content words a short gap takes along.
 const CONTEXT_WORDS: usize = 3;
@@ -31,14 +34,19 @@ impl LlmReasoner {
         for gap in &gaps {
             let text = gap_query(gap, &ctx.question);
             if queries.len() < max && !text.is_empty() && seen.insert(normalize_for_match(&text)) {
-                let mut q = PlannedQuery::new(text, "a gap the draft's check named");
+                let mut q = PlannedQuery::new(text, GAP_INTENT);
                 q.aspect = Some(gap.clone());
                 queries.push(q);
             }
         }
-        // The built-in refinement: the strategy applied to what was found.
-        // It costs no call; when it has nothing to add, the gaps stand alone.
-        let built_in = self.helper().plan(ctx.clone()).await.map(|r| r.value.queries).unwrap_or_default();
+        // No gap to search: the built-in refinement, the strategy applied to
+        // what was found (no call). Beside named gaps it would only widen the
+        // round with searches the check did not ask for.
+        let built_in = if queries.is_empty() {
+            self.helper().plan(ctx.clone()).await.map(|r| r.value.queries).unwrap_or_default()
+        } else {
+            Vec::new()
+        };
         for q in built_in {
             if queries.len() >= max {
                 break;
@@ -48,16 +56,10 @@ impl LlmReasoner {
             }
         }
         let strategy = ctx.strategy.map_or_else(|| "refinement".to_string(), |s| s.to_string());
-        let plan = if gaps.is_empty() {
-            format!(
-                "{strategy}: the draft's check named no gap; the built-in refinement chose the searches (no planner call)."
-            )
+        let plan = if queries.iter().any(|q| q.intent == GAP_INTENT) {
+            format!("{strategy}: search what the draft's check found missing ({}) (no planner call).", gaps.join("; "))
         } else {
-            format!(
-                "{strategy}: search what the draft's check found missing ({}), then the built-in refinement's searches \
-                 (no planner call).",
-                gaps.join("; ")
-            )
+            format!("{strategy}: no gap left to search; the built-in refinement chose the searches (no planner call).")
         };
         let reflection = Reflection {
             plan,
@@ -111,10 +113,9 @@ mod tests {
 
     #[test]
     fn a_short_gap_takes_the_question_along_and_a_long_one_is_cut() {
-        assert_eq!(
-            gap_query("lifetime elision", "How do lifetimes work in Rust structs?"),
-            "lifetimes rust structs lifetime elision"
-        );
+        let q = "How do lifetimes work in Rust structs?";
+        assert_eq!(gap_query("elision", q), "lifetimes rust structs elision");
+        assert_eq!(gap_query("lifetime elision", q), "lifetime elision", "two words are a search of their own");
         let long = "the exact rules by which the compiler infers lifetimes for methods taking self by reference";
         assert_eq!(gap_query(long, "q").split_whitespace().count(), MAX_GAP_WORDS);
     }

@@ -137,6 +137,12 @@ pub fn close_cut_off(s: &str) -> Option<(String, CutOff)> {
     Some((out, CutOff { list }))
 }
 
+/// Whether the JSON object of `raw` was cut off before it closed.
+pub fn is_cut_off(raw: &str) -> bool {
+    let text = strip_think(raw);
+    text.find('{').is_some_and(|start| object_end(&text[start..]).is_none())
+}
+
 /// Extracts and parses a reply into `T`; the error says what to fix. A
 /// reply that was cut off is refused: what it lost is unknown.
 pub fn parse<T: DeserializeOwned>(raw: &str) -> Result<T, String> {

@@ -63,6 +63,10 @@ impl LlmReasoner {
             Some(format!(
                 "the report ended without its {CLAIMS_MARKER} line: it was cut off or did not follow the format"
             ))
+        } else if claims_text.as_deref().is_some_and(structured::is_cut_off) {
+            // Cut in its claims: what the report says can no longer be checked
+            // against what it claims.
+            Some("the report's claims were cut off before their JSON closed".to_string())
         } else {
             None
         };
