@@ -39,6 +39,12 @@ pub fn line(record: &EventRecord, state: &SessionState) -> Option<String> {
         Event::DegradedMode { iteration, cause } => {
             format!("{} degraded mode: {}", it(iteration), sanitize_inline(&cause.to_string()))
         }
+        Event::BuiltinTookOver { takeover: t } => format!(
+            "{} the built-in reasoner takes over from the model ({}): {}",
+            it(&t.iteration),
+            t.role,
+            sanitize_inline(&t.error)
+        ),
         Event::SearchCompleted { iteration, new_sources } => {
             // Pages found but unreadable were fetched too: the review counts
             // them, so this line gives the same total.

@@ -32,6 +32,7 @@ pub mod run;
 pub mod settings;
 pub mod state;
 pub mod status;
+pub mod takeover;
 pub mod tiers;
 
 pub use next::{NextStep, Stage};

@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::preset::SessionPreset;
+use super::takeover::Takeover;
 
 pub use super::imported::{ImportedContext, ImportedSource};
 pub use super::model::Answer;
@@ -184,6 +185,11 @@ pub enum Event {
         #[serde(alias = "reason", deserialize_with = "Degradation::read")]
         cause: Degradation,
     },
+    /// The model could not do the work: the built-in reasoner does every
+    /// phase from here on (a resumed session keeps it so).
+    BuiltinTookOver {
+        takeover: Takeover,
+    },
     SourceAdded {
         source: SourceMeta,
     },
@@ -349,6 +355,7 @@ impl Event {
             Event::CircuitOpened { .. } => "circuit_opened",
             Event::CircuitClosed { .. } => "circuit_closed",
             Event::DegradedMode { .. } => "degraded_mode",
+            Event::BuiltinTookOver { .. } => "builtin_took_over",
             Event::SourceAdded { .. } => "source_added",
             Event::SourceDuplicate { .. } => "source_duplicate",
             Event::SourceSkipped { .. } => "source_skipped",

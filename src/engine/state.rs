@@ -56,6 +56,8 @@ pub struct SessionState {
     #[serde(serialize_with = "as_sentences")]
     pub degraded: Vec<Degradation>,
     pub errors: Vec<ErrorRecord>,
+    /// Set when the built-in reasoner took over from the model.
+    pub takeover: Option<super::takeover::Takeover>,
     pub memories_stored: usize,
     pub force_output: bool,
     pub cancel_requested: bool,
@@ -418,6 +420,7 @@ impl SessionState {
             Event::Error { phase, message } => {
                 self.errors.push(ErrorRecord { iteration: self.iteration(), phase: *phase, message: message.clone() })
             }
+            Event::BuiltinTookOver { takeover } => self.takeover = Some(takeover.clone()),
             Event::MemoryStored { .. } => self.memories_stored += 1,
             Event::OutputForced => self.force_output = true,
             Event::CancelRequested => self.cancel_requested = true,
