@@ -4,6 +4,7 @@
 
 pub mod canonical;
 mod normalize;
+pub mod pages;
 mod sanitize;
 mod similarity;
 

@@ -116,6 +116,7 @@ impl SearchProvider for ScriptedProvider {
                 published: self.published.clone(),
                 site: None,
                 tier: Some(1),
+                scholarly: None,
             })
             .collect())
     }

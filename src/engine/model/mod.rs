@@ -19,5 +19,5 @@ pub use evaluation::{ConfidenceComponents, ConfidenceWeights, DimensionScores, D
 pub use query::{PlannedQuery, Reflection};
 pub use report::{AnswerStatus, Outcome, Report, StopReason, UnsupportedClaim, Verification};
 pub use review::{QualityReport, SourceVerdict, SuggestedRefinement};
-pub use source::{SourceId, SourceKind, SourceMeta};
+pub use source::{Scholarly, SourceId, SourceKind, SourceMeta};
 pub use usage::{Role, Usage};

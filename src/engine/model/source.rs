@@ -62,4 +62,51 @@ pub struct SourceMeta {
     pub score: f32,
     pub text_len: usize,
     pub text_hash: String,
+    /// What a scholarly index knows about the work (authors, venue, DOI,
+    /// preprint or retracted); `None` for pages and files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scholarly: Option<Scholarly>,
+}
+
+/// Bibliographic metadata of a scholarly work, as its index gives it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Scholarly {
+    /// Display names, in the order of authorship.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub authors: Vec<String>,
+    /// Journal, proceedings or server (`arXiv`, `bioRxiv`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub venue: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub year: Option<i32>,
+    /// Bare DOI (`10.1234/abc`), without the resolver's URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doi: Option<String>,
+    /// Not peer reviewed (yet): an arXiv e-print, a bioRxiv posting.
+    #[serde(default)]
+    pub preprint: bool,
+    /// The work was retracted; REVIEW rejects it with that reason.
+    #[serde(default)]
+    pub retracted: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cited_by: Option<u64>,
+    /// The arXiv identifier (`2101.00001`), when the work is an e-print.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arxiv: Option<String>,
+    /// The PubMed identifier, when the work is in PubMed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pmid: Option<String>,
+}
+
+impl Scholarly {
+    /// `Smith`, `Smith and Jones`, `Smith et al.`: how a citation names the authors.
+    pub fn short_authors(&self) -> Option<String> {
+        let family = |a: &String| a.split_whitespace().last().unwrap_or(a).to_string();
+        match self.authors.as_slice() {
+            [] => None,
+            [a] => Some(family(a)),
+            [a, b] => Some(format!("{} and {}", family(a), family(b))),
+            [a, ..] => Some(format!("{} et al.", family(a))),
+        }
+    }
 }

@@ -13,6 +13,7 @@ use crate::engine::model::{SourceId, SourceKind, SourceMeta};
 use crate::engine::ports::{FetchedDoc, ProviderError, RoutedSearch, SearchHit, SearchQuery, Searcher};
 use crate::engine::protocol::Event;
 use crate::engine::refine::broaden;
+use crate::engine::tiers::scholarly_tier;
 use crate::engine::run::{Engine, EngineError, now_ms};
 use crate::engine::state::provider_failing;
 use crate::text::canonical::{canonical_locator, site_of};
@@ -238,11 +239,15 @@ impl Engine {
         self.cache_text(id, text.clone());
         let locator = doc.final_locator.clone().unwrap_or_else(|| c.hit.locator.clone());
         let site = doc.site.or(c.hit.site.clone()).unwrap_or_else(|| site_of(&locator));
+        let scholarly = c.hit.scholarly.map(|s| *s);
+        // The tier table first (the user's word on a site), then what a
+        // scholarly index says of the work (published or preprint).
         let (tier, source_type) = match c.hit.tier {
             Some(t) => (Some(t), None),
-            None if c.hit.kind == SourceKind::Web => {
-                self.settings.tiers.lookup(&site).map_or((None, None), |e| (Some(e.tier), e.source_type.clone()))
-            }
+            None if c.hit.kind == SourceKind::Web => match self.settings.tiers.lookup(&site) {
+                Some(e) => (Some(e.tier), e.source_type.clone()),
+                None => scholarly.as_ref().map(scholarly_tier).map_or((None, None), |e| (Some(e.tier), e.source_type)),
+            },
             None => (None, None),
         };
         let meta = SourceMeta {
@@ -263,6 +268,7 @@ impl Engine {
             score: c.hit.score,
             text_len: text.len(),
             text_hash: text_hash(&text),
+            scholarly,
         };
         if let Some(index) = self.fingerprints.as_mut() {
             index.insert(id, &print, &title);

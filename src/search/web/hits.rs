@@ -37,6 +37,7 @@ pub fn to_hit(raw: RawHit<'_>, rank: usize) -> Option<SearchHit> {
         published: raw.published.and_then(iso_date),
         site: Some(site),
         tier: None,
+        scholarly: None,
     })
 }
 

@@ -9,6 +9,8 @@ mod dates;
 mod iterations;
 mod json;
 mod markdown;
+#[cfg(test)]
+mod tests_scholarly;
 
 use crate::engine::model::SourceId;
 use crate::engine::state::{SessionState, SourceEntry};
