@@ -15,7 +15,9 @@ use tantivy::{Index, IndexWriter, TantivyDocument};
 use super::definitions::definition_doc;
 use super::discover::{FileEntry, WalkProblems, walk};
 use super::dupes::{GroupRules, group, simhash, top_folder};
-use super::extract::{Extracted, Page, Passage, SkipReason, decode_text, extract, passages};
+use super::extract::{
+    Extracted, FileKind, Page, Passage, PdfProblem, SkipReason, decode_text, extract, extract_pdf, passages,
+};
 use super::manifest::{FileRecord, FileState, INDEX_VERSION, Manifest, primary_language};
 use super::schema::{Fields, KIND_PAGE, KIND_PASSAGE};
 use super::store::{IndexMeta, Layout};
@@ -278,19 +280,32 @@ pub fn read_file(entry: &FileEntry, cfg: &LocalConfig) -> FileRead {
         Ok(b) => b,
         Err(e) => return done(skipped(SkipReason::Unreadable), Some(format!("{}: {e}", entry.abs.display()))),
     };
-    let (text, reencoded) = match decode_text(&bytes) {
-        Ok(t) => t,
-        Err(reason) => return done(skipped(reason), None),
-    };
-    // Terminal escapes and other control characters are not text (as for
-    // web pages): never indexed, stored or shown.
-    let text = crate::text::sanitize(&text);
-    let page = match extract(entry.kind, &text, &rel) {
-        Extracted::Page(p) => p,
-        Extracted::Redirect { .. } => {
-            return done(FileRecord::bare(entry.size, entry.mtime_ns, FileState::Redirect), None);
+    // A PDF is read from its bytes, page by page (`extract/pdf.rs`).
+    let (page, reencoded) = if entry.kind == FileKind::Pdf {
+        let stem = rel.rsplit('/').next().unwrap_or(&rel).trim_end_matches(".pdf").trim_end_matches(".PDF");
+        match extract_pdf(&bytes) {
+            Ok(pdf) => (pdf.to_page(stem), false),
+            Err(e) => {
+                let reason =
+                    if matches!(e, PdfProblem::NoTextLayer { .. }) { SkipReason::NoTextLayer } else { SkipReason::Unreadable };
+                return done(skipped(reason), Some(format!("{}: {e}", entry.abs.display())));
+            }
         }
-        Extracted::Skipped(reason) => return done(skipped(reason), None),
+    } else {
+        let (text, reencoded) = match decode_text(&bytes) {
+            Ok(t) => t,
+            Err(reason) => return done(skipped(reason), None),
+        };
+        // Terminal escapes and other control characters are not text (as for
+        // web pages): never indexed, stored or shown.
+        let text = crate::text::sanitize(&text);
+        match extract(entry.kind, &text, &rel) {
+            Extracted::Page(p) => (p, reencoded),
+            Extracted::Redirect { .. } => {
+                return done(FileRecord::bare(entry.size, entry.mtime_ns, FileState::Redirect), None);
+            }
+            Extracted::Skipped(reason) => return done(skipped(reason), None),
+        }
     };
     let words = page.word_count();
     if words == 0 {
