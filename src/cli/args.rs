@@ -5,6 +5,7 @@ use clap::{Args, Parser, Subcommand};
 pub use super::session_args::{ExportArgs, ForkArgs, MemoryArgs, ResumeArgs, SessionsArgs, StatsArgs};
 use crate::config::{AskPolicy, Overrides, Preset, ReasonerKind};
 use crate::engine::tiers::SourceMode;
+use crate::search::SourceSet;
 
 /// A terminal research agent: plans searches, reads sources, drafts,
 /// critiques and scores, then decides to continue, output or ask.
@@ -234,6 +235,11 @@ pub struct ResearchArgs {
     /// Source mode: strict, discovery or monitor.
     #[arg(long, value_parser = parse_source_mode)]
     pub mode: Option<SourceMode>,
+    /// Where to look: local (the corpus, offline), web (configured web
+    /// providers + Wikipedia), academic (arXiv, OpenAlex, Semantic Scholar,
+    /// Europe PMC) or all (search.sources; default: search.chains).
+    #[arg(long, value_enum, value_name = "WHERE")]
+    pub sources: Option<SourceSet>,
     /// Pause after every iteration.
     #[arg(long)]
     pub step: bool,
@@ -262,6 +268,9 @@ impl ResearchArgs {
         }
         if let Some(m) = self.mode {
             typed(o, "research.source_mode", m, "--mode");
+        }
+        if let Some(s) = self.sources {
+            typed(o, "search.sources", s, "--sources");
         }
         if self.step {
             o.set("research.step_mode", true, "--step");

@@ -96,6 +96,9 @@ pub struct Scholarly {
     /// The PubMed identifier, when the work is in PubMed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pmid: Option<String>,
+    /// Where an open-access copy (a PDF or a page) can be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oa_url: Option<String>,
 }
 
 impl Scholarly {

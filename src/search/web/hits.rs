@@ -43,7 +43,7 @@ pub fn to_hit(raw: RawHit<'_>, rank: usize) -> Option<SearchHit> {
 
 /// Drops the `<strong>` highlighting some APIs put in snippets and decodes
 /// the few entities they use.
-fn strip_tags(s: &str) -> String {
+pub(in crate::search) fn strip_tags(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut in_tag = false;
     for c in s.chars() {
