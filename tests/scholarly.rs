@@ -320,7 +320,8 @@ async fn europe_pmc_reads_core_records_retractions_and_the_open_access_full_text
     assert_eq!(hits.len(), 2);
     assert_eq!(hits[0].locator, "https://europepmc.org/article/MED/31836719");
     let m = hits[0].scholarly.as_deref().unwrap();
-    assert_eq!(m.authors, ["Nakamura H", "Bauer K"]);
+    assert_eq!(m.authors, ["Hiro Nakamura", "Katrin Bauer"]);
+    assert_eq!(hits[0].title, "Dehydration and cooking water at high altitude expeditions");
     assert_eq!(m.venue.as_deref(), Some("High Altitude Medicine & Biology"));
     assert_eq!((m.year, m.pmid.as_deref(), m.retracted), (Some(2019), Some("31836719"), false));
     assert!(hits[0].snippet.contains("Results: At 5,000 metres"), "{}", hits[0].snippet);

@@ -173,9 +173,10 @@ impl ServeArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct DoctorArgs {
-    /// The test query sent to each search provider.
-    #[arg(long, default_value = "rust ownership")]
-    pub query: String,
+    /// The test query sent to each search provider (default: a title from
+    /// the local corpus for it, "boiling point of water" for the others).
+    #[arg(long)]
+    pub query: Option<String>,
     /// Check only the LLM endpoints.
     #[arg(long)]
     pub skip_search: bool,

@@ -3,6 +3,7 @@
 
 mod args;
 mod doctor;
+mod doctor_sources;
 mod drive;
 mod export;
 mod fork;

@@ -104,12 +104,36 @@ pub struct Scholarly {
 impl Scholarly {
     /// `Smith`, `Smith and Jones`, `Smith et al.`: how a citation names the authors.
     pub fn short_authors(&self) -> Option<String> {
-        let family = |a: &String| a.split_whitespace().last().unwrap_or(a).to_string();
+        // `Ada Lovelace` → Lovelace; `Nakamura H` (family name first, then
+        // initials, as PubMed writes names) → Nakamura.
+        let family = |a: &String| {
+            let words: Vec<&str> = a.split_whitespace().collect();
+            let initials = |w: &str| w.len() <= 3 && w.chars().all(|c| c.is_uppercase() || c == '.');
+            match words.as_slice() {
+                [first, .., last] if initials(last) => first.to_string(),
+                [.., last] => last.to_string(),
+                [] => a.clone(),
+            }
+        };
         match self.authors.as_slice() {
             [] => None,
             [a] => Some(family(a)),
             [a, b] => Some(format!("{} and {}", family(a), family(b))),
             [a, ..] => Some(format!("{} et al.", family(a))),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn citations_name_authors_by_family_name() {
+        let s = |a: &[&str]| Scholarly { authors: a.iter().map(|x| x.to_string()).collect(), ..Scholarly::default() };
+        assert_eq!(s(&["Ada Lovelace"]).short_authors().as_deref(), Some("Lovelace"));
+        assert_eq!(s(&["Nakamura H", "Bauer KJ"]).short_authors().as_deref(), Some("Nakamura and Bauer"));
+        assert_eq!(s(&["A Smith", "B Jones", "C Wu"]).short_authors().as_deref(), Some("Smith et al."));
+        assert_eq!(s(&[]).short_authors(), None);
     }
 }

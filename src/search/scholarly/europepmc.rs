@@ -77,6 +77,20 @@ struct AuthorList {
 struct AuthorName {
     #[serde(rename = "fullName", default)]
     full_name: Option<String>,
+    #[serde(rename = "firstName", default)]
+    first_name: Option<String>,
+    #[serde(rename = "lastName", default)]
+    last_name: Option<String>,
+}
+
+impl AuthorName {
+    /// `Hiro Nakamura` when both parts are given, else the full name as written.
+    fn display(self) -> Option<String> {
+        match (self.first_name, self.last_name) {
+            (Some(f), Some(l)) if !f.trim().is_empty() && !l.trim().is_empty() => Some(format!("{} {}", f.trim(), l.trim())),
+            _ => self.full_name,
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -102,7 +116,7 @@ impl Article {
         let types: Vec<String> =
             self.pub_type_list.map(|l| l.pub_type.iter().map(|t| t.to_lowercase()).collect()).unwrap_or_default();
         let authors: Vec<String> = match self.author_list {
-            Some(l) if !l.author.is_empty() => l.author.into_iter().filter_map(|a| a.full_name).collect(),
+            Some(l) if !l.author.is_empty() => l.author.into_iter().filter_map(AuthorName::display).collect(),
             _ => self
                 .author_string
                 .as_deref()
@@ -119,7 +133,8 @@ impl Article {
         let oa_url = self.pmcid.as_ref().filter(|_| open).map(|p| format!("https://europepmc.org/articles/{p}"));
         Work {
             locator: format!("https://europepmc.org/article/{}/{}", self.source, self.id),
-            title: self.title.unwrap_or_default(),
+            // MEDLINE titles end with a full stop.
+            title: self.title.unwrap_or_default().trim().trim_end_matches('.').to_string(),
             // Europe PMC marks up abstracts (`<h4>Background</h4>`, `<i>`).
             summary: strip_tags(&self.abstract_text.unwrap_or_default().replace("</h4>", ": ")),
             published: self.first_publication_date,
