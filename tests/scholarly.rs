@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use sleuth::search::local::extract::test_pdf;
 use sleuth::search::scholarly::{self, ScholarlyConfig};
 use sleuth::search::web::WebConfig;
-use sleuth::search::{RouterSettings, SearchProvider, SearchQuery, SearchRouter};
+use sleuth::search::{ProviderError, RouterSettings, SearchProvider, SearchQuery, SearchRouter};
 use wiremock::matchers::{header, method, path, query_param};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
@@ -359,4 +359,32 @@ async fn the_router_retries_a_rate_limited_provider_after_its_wait() {
         router.fetch("europepmc", &routed.hits[1].1).await,
         Ok(doc) if doc.text.contains("cures hypoxia")
     ));
+}
+
+#[tokio::test]
+async fn any_web_result_that_is_a_pdf_is_read_by_page_and_scans_and_oversize_ones_are_skipped_with_the_reason() {
+    let server = MockServer::start().await;
+    Mock::given(path("/report.pdf"))
+        .respond_with(pdf(&["Annual report", "The reservoir held 41 million cubic metres in August."]))
+        .mount(&server)
+        .await;
+    // Served without a type: recognised by its first bytes.
+    Mock::given(path("/download"))
+        .respond_with(ResponseTemplate::new(200).set_body_bytes(test_pdf(&["Untyped download of a report", "A served PDF without a declared type."], None)))
+        .mount(&server)
+        .await;
+    Mock::given(path("/scan.pdf")).respond_with(pdf(&["", ""])).mount(&server).await;
+    let big: Vec<String> = (0..400).map(|i| format!("Page {i} says the same long sentence about reservoirs again.")).collect();
+    let big: Vec<&str> = big.iter().map(String::as_str).collect();
+    Mock::given(path("/big.pdf")).respond_with(pdf(&big)).mount(&server).await;
+    let client = sleuth::search::web::WebClient::new(&WebConfig { max_pdf_bytes: 16 * 1024, ..WebConfig::default() }).unwrap();
+    let doc = client.fetch_page(&format!("{}/report.pdf", server.uri())).await.unwrap();
+    assert_eq!(sleuth::text::pages::page_of(&doc.text, "41 million cubic metres"), Some(2), "{}", doc.text);
+    assert_eq!(doc.title.as_deref(), Some("Annual report"));
+    let doc = client.fetch_page(&format!("{}/download", server.uri())).await.unwrap();
+    assert!(doc.text.contains("## p. 2\n\nA served PDF without a declared type."), "{}", doc.text);
+    let e = client.fetch_page(&format!("{}/scan.pdf", server.uri())).await.unwrap_err();
+    assert!(matches!(&e, ProviderError::Skipped { reason } if reason.contains("without a text layer")), "{e}");
+    let e = client.fetch_page(&format!("{}/big.pdf", server.uri())).await.unwrap_err();
+    assert!(matches!(&e, ProviderError::Skipped { reason } if reason.contains("max_pdf_bytes")), "{e}");
 }

@@ -230,3 +230,76 @@ fn a_folder_of_pdfs_is_indexed_by_page_and_cited_with_the_page() {
     assert!(log.contains(r#""claims_supported":"#), "{log}");
     assert!(!report.contains("[unsupported]") && !report.contains("not found in"), "{report}");
 }
+
+/// An OpenAlex work in the documented shape with a short abstract.
+fn short_work(id: u32, title: &str, abstract_text: &str) -> serde_json::Value {
+    let mut index = serde_json::Map::new();
+    for (i, w) in abstract_text.split_whitespace().enumerate() {
+        let e = index.entry(w.to_string()).or_insert_with(|| serde_json::json!([]));
+        e.as_array_mut().unwrap().push(serde_json::json!(i));
+    }
+    serde_json::json!({
+        "id": format!("https://openalex.org/W{id}"),
+        "doi": format!("https://doi.org/10.1000/short.{id}"),
+        "display_name": title,
+        "publication_year": 2020,
+        "authorships": [{"author": {"display_name": "Kim Lee"}}],
+        "primary_location": {"landing_page_url": format!("https://doi.org/10.1000/short.{id}"), "version": "publishedVersion",
+            "source": {"display_name": "Mountain Science"}},
+        "open_access": {"is_oa": false, "oa_url": null},
+        "is_retracted": false,
+        "cited_by_count": 1,
+        "type": "article",
+        "abstract_inverted_index": index
+    })
+}
+
+/// Issue 28, item 5: abstracts and encyclopedia sections are short; the
+/// built-in reasoner keeps the one that answers and cites it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_builtin_reasoner_answers_from_short_abstracts_and_encyclopedia_sections() {
+    let server = MockServer::start().await;
+    let works = serde_json::json!({"meta": {"count": 3}, "results": [
+        short_work(1, "Tea customs of the Himalaya", "We survey tea brewing customs in Himalayan villages and their social meaning for hosts and guests."),
+        short_work(2, "Boiling at altitude", "Water boils at about 93 degrees Celsius at 2,000 metres because the air pressure is lower there."),
+        short_work(3, "Mountain kitchens", "Pressure cookers shorten cooking times in mountain kitchens."),
+    ]});
+    Mock::given(path("/openalex/works")).respond_with(json(works.to_string())).mount(&server).await;
+    let search = serde_json::json!({"batchcomplete": true, "query": {"search": [
+        {"ns": 0, "title": "Mountain climate", "pageid": 1, "snippet": "climate of mountains", "timestamp": "2024-01-01T00:00:00Z"}]}});
+    Mock::given(path("/wiki/w/api.php"))
+        .and(wiremock::matchers::query_param("list", "search"))
+        .respond_with(json(search.to_string()))
+        .mount(&server)
+        .await;
+    let extract = serde_json::json!({"batchcomplete": true, "query": {"pages": [{"pageid": 1, "ns": 0, "title": "Mountain climate",
+        "extract": "Mountain climate is the climate of high places.\n\n== Air ==\nThe air is thinner and colder as altitude rises."}]}});
+    Mock::given(path("/wiki/w/api.php"))
+        .and(wiremock::matchers::query_param("prop", "extracts"))
+        .respond_with(json(extract.to_string()))
+        .mount(&server)
+        .await;
+    let home = tempfile::tempdir().unwrap();
+    let env = vec![
+        ("SLEUTH__OPENALEX__BASE_URL".to_string(), format!("{}/openalex", server.uri())),
+        ("SLEUTH__OPENALEX__MIN_INTERVAL_MS".to_string(), "0".to_string()),
+        ("SLEUTH__WIKIPEDIA__BASE_URL".to_string(), format!("{}/wiki", server.uri())),
+        ("SLEUTH__WIKIPEDIA__MIN_INTERVAL_MS".to_string(), "0".to_string()),
+    ];
+    let question = "At what temperature does water boil at 2,000 metres?";
+    let args = ["run", "--set", r#"search.chains=[["openalex"],["wikipedia"]]"#, "--max-iterations", "1", question];
+    let out = tokio::task::spawn_blocking({
+        let home = home.path().to_path_buf();
+        move || sleuth(&home, &env, &args, Duration::from_secs(60))
+    })
+    .await
+    .unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    if std::env::var("SLEUTH_TEST_SHOW").is_ok() {
+        eprintln!("REPORT:\n{report}\n{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let first = report.lines().skip(1).find(|l| !l.trim().is_empty()).unwrap_or_default();
+    assert!(first.contains("Water boils at about 93 degrees Celsius at 2,000 metres"), "{report}\n{}", String::from_utf8_lossy(&out.stderr));
+    // The 17-word abstract that answers is kept and cited with its metadata.
+    assert!(report.contains("(Lee, Mountain Science, 2020) — https://doi.org/10.1000/short.2"), "{report}");
+}

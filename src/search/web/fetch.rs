@@ -80,7 +80,8 @@ impl PageFetcher {
             // A PDF (or a body that may be one) is read whole or not at all:
             // its cross-reference table is at the end.
             let cap = match classify(content_type.as_deref()) {
-                Body::Pdf | Body::Unknown => self.max_pdf_bytes.max(self.max_bytes),
+                Body::Pdf => self.max_pdf_bytes,
+                Body::Unknown => self.max_pdf_bytes.max(self.max_bytes),
                 _ => self.max_bytes,
             };
             let (bytes, truncated) = read_capped(response, cap, &what, self.timeout).await?;
