@@ -269,9 +269,17 @@ impl Runtime {
 }
 
 /// Whether sessions under `a` and `b` take their parts from the same
-/// resources: the same providers' sections, model section and memory.
+/// resources: the same provider chains and providers' sections, model
+/// section and memory. (`--sources academic` over a local configuration
+/// needs other providers, and no local index.)
 pub fn shares_parts(a: &Config, b: &Config) -> bool {
-    a.local == b.local && a.web == b.web && a.opensearch == b.opensearch && a.llm == b.llm && a.memory == b.memory
+    a.search.chains == b.search.chains
+        && a.local == b.local
+        && a.web == b.web
+        && a.scholarly() == b.scholarly()
+        && a.opensearch == b.opensearch
+        && a.llm == b.llm
+        && a.memory == b.memory
 }
 
 fn settings_from(config: &Config, snapshot: serde_json::Value, redactor: Redactor, id: &str) -> EngineSettings {
