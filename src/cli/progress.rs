@@ -3,7 +3,7 @@
 use crate::engine::model::Action;
 use crate::engine::protocol::{Event, EventRecord};
 use crate::engine::state::SessionState;
-use crate::text::sanitize_inline;
+use crate::text::{counted, sanitize_inline};
 
 /// The progress line for `record`, given the state after applying it.
 pub fn line(record: &EventRecord, state: &SessionState) -> Option<String> {
@@ -17,20 +17,21 @@ pub fn line(record: &EventRecord, state: &SessionState) -> Option<String> {
             h.providers.iter().map(|c| c.join(">")).collect::<Vec<_>>().join(", ")
         ),
         Event::Planned { iteration, queries, .. } => format!(
-            "{} plan: {} queries: {}",
+            "{} plan: {}: {}",
             it(iteration),
-            queries.len(),
+            counted(queries.len(), "query", "queries"),
             queries.iter().map(|q| format!("\"{}\"", sanitize_inline(&q.text))).collect::<Vec<_>>().join(", ")
         ),
         Event::IterationStarted { iteration, queries } if !queries.is_empty() => {
-            format!("{} start: {} queries", it(iteration), queries.len())
+            format!("{} start: {}", it(iteration), counted(queries.len(), "query", "queries"))
         }
         Event::QuerySearched { iteration, query, hits, provider, reformulated_from, .. } => {
             let re = reformulated_from
                 .as_ref()
                 .map(|f| format!(" (reformulated from \"{}\")", sanitize_inline(f)))
                 .unwrap_or_default();
-            format!("{} search \"{}\" → {hits} hits ({provider}){re}", it(iteration), sanitize_inline(query))
+            let hits = counted(*hits, "hit", "hits");
+            format!("{} search \"{}\" → {hits} ({provider}){re}", it(iteration), sanitize_inline(query))
         }
         Event::QueryFailed { iteration, query, error, .. } => {
             format!("{} search \"{}\" failed: {}", it(iteration), sanitize_inline(query), sanitize_inline(error))

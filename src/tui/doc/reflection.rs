@@ -127,7 +127,7 @@ fn logical(app: &App, it: &IterationRecord, width: usize) -> Vec<Line<'static>> 
         }
         match &q.result {
             Some(QueryResult::Searched { provider, hits, reformulated_from }) => {
-                spans.push(Span::styled(format!("→ {hits} hits"), t.kept));
+                spans.push(Span::styled(format!("→ {}", crate::text::counted(*hits, "hit", "hits")), t.kept));
                 spans.push(muted(format!(" ({})", inline(provider))));
                 if let Some(f) = reformulated_from {
                     spans.push(muted(format!(" reformulated from \"{}\"", inline(f))));
