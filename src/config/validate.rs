@@ -19,6 +19,12 @@ pub fn validate(c: &Config) -> Vec<Invalid> {
     if w.sum() <= 0.0 {
         v.push(Invalid { key: "evaluate.weights".into(), message: "at least one weight must be above 0".into() });
     }
+    for name in c.evaluate.calibration.unknown_features() {
+        v.push(Invalid {
+            key: format!("evaluate.calibration.coefficients.{name}"),
+            message: "is no feature EVALUATE computes; the names are listed in docs/scoring.md (Calibration)".into(),
+        });
+    }
     if c.search.chains.is_empty() || c.search.chains.iter().any(Vec::is_empty) {
         v.push(Invalid {
             key: "search.chains".into(),
@@ -72,5 +78,15 @@ mod tests {
         c.search.chains = vec![vec![]];
         let keys: Vec<String> = validate(&c).into_iter().map(|i| i.key).collect();
         assert_eq!(keys, vec!["decide.coverage_threshold", "search.concurrency", "search.chains"]);
+    }
+
+    #[test]
+    fn a_calibration_coefficient_must_name_a_feature() {
+        let mut c = Config::default();
+        c.evaluate.calibration.coefficients.insert("answer_relevanse".into(), 1.0);
+        let found = validate(&c);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].key, "evaluate.calibration.coefficients.answer_relevanse");
+        assert!(found[0].message.contains("no feature"), "{}", found[0].message);
     }
 }

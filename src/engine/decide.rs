@@ -180,6 +180,7 @@ mod tests {
             unanswered: false,
             time_sensitive: false,
             held_back: None,
+            calibration: None,
         }
     }
 

@@ -1,14 +1,19 @@
-//! EVALUATE: confidence as seed 004's weighted average of its components
-//! (answer relevance added), coverage as aspects addressed / aspects
+//! EVALUATE: seed 004's components (answer relevance added) and their
+//! weighted average, mapped with the signals beside them to confidence,
+//! the calibrated probability that the report answers the question
+//! (`engine::calibration`); coverage as aspects addressed / aspects
 //! required, and the dimension scores, each kept so a person can see where
 //! a number came from. Every component is evidence that the question is
 //! answered: what nobody judged, or a phase that fell back produced, is 0.
 
+use super::calibration::{FeatureInput, features};
 use super::model::{
-    ConfidenceComponents, Critique, DimensionScores, Draft, Evaluation, SourceId, SourceMeta, SourceVerdict, Verdict,
+    ConfidenceCalibration, ConfidenceComponents, Critique, DimensionScores, Draft, Evaluation, SourceId, SourceMeta,
+    SourceVerdict, Verdict,
 };
 use super::recency::{is_time_sensitive, recency};
 use super::settings::EvaluateSettings;
+use super::state::SourceEntry;
 use crate::text::content_terms;
 
 pub use super::recency::days_since_epoch;
@@ -29,6 +34,8 @@ pub struct EvaluateInput<'a> {
     pub critique: Option<&'a Critique>,
     /// Sources the draft cites (unknown ids already dropped).
     pub cited: Vec<CitedSource<'a>>,
+    /// Every source of the session (for the calibration's search signals).
+    pub all_sources: &'a [SourceEntry],
     /// Per claim: whether a quote of it is in its source and supports it
     /// (see [`quote_supports_claim`]).
     pub claim_supported: Vec<bool>,
@@ -126,7 +133,27 @@ pub fn evaluate(input: &EvaluateInput<'_>, s: &EvaluateSettings) -> Evaluation {
     } else {
         Some("nothing was drafted".to_string())
     };
-    let confidence = if held_back.is_some() { weighted.min(s.held_back_confidence_cap) } else { weighted };
+    let features = features(&FeatureInput {
+        question: input.question,
+        draft: input.draft,
+        judged,
+        components: &components,
+        weighted,
+        unanswered,
+        held_back: held_back.is_some(),
+        cited: &input.cited,
+        all_sources: input.all_sources,
+    });
+    let mapping = s.calibration.enabled.then(|| s.calibration.apply(&features));
+    let calibrated = mapping.as_ref().map_or(weighted, |m| m.probability);
+    // What a fallback produced is no evidence, whatever the fit says: the
+    // fit never saw a failed phase.
+    let confidence = match held_back {
+        // No draft: no report that could answer.
+        Some(_) if !drafted => 0.0,
+        Some(_) => calibrated.min(s.held_back_confidence_cap),
+        None => calibrated,
+    };
 
     let relevances: Vec<f64> = input.cited.iter().filter_map(|c| c.verdict.map(|v| f64::from(v.relevance))).collect();
     let severity_total = critique.map_or(0.0, Critique::severity_total);
@@ -176,6 +203,7 @@ pub fn evaluate(input: &EvaluateInput<'_>, s: &EvaluateSettings) -> Evaluation {
         unanswered,
         time_sensitive,
         held_back,
+        calibration: Some(ConfidenceCalibration { features, mapping }),
     }
 }
 
@@ -301,6 +329,7 @@ mod tests {
             critique: Some(c),
             cited,
             claim_supported: vec![true, true, true, false],
+            all_sources: &[],
             previous_confidence: 0.0,
             previous_draft: None,
             today_days: 20_000,
@@ -441,6 +470,7 @@ mod tests {
             critique: None,
             cited: vec![],
             claim_supported: vec![],
+            all_sources: &[],
             previous_confidence: 0.3,
             previous_draft: None,
             today_days: 0,

@@ -1,3 +1,5 @@
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use super::Verdict;
@@ -131,4 +133,38 @@ pub struct Evaluation {
     /// answer that does not address the question. `None`: nothing holds it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub held_back: Option<String>,
+    /// The features behind confidence and, when calibration is on, the
+    /// mapping that turned them into the probability of a good answer.
+    /// `None` in logs from before calibration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<ConfidenceCalibration>,
+}
+
+/// What EVALUATE knew about a draft (every feature, by name) and how it
+/// became the probability of a good answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConfidenceCalibration {
+    pub features: BTreeMap<String, f64>,
+    /// `None` when calibration is off: confidence is then the components'
+    /// weighted average.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mapping: Option<CalibratedConfidence>,
+}
+
+/// The logistic mapping as applied: σ(intercept + Σ coefficient × value).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CalibratedConfidence {
+    /// Before the held-back cap.
+    pub probability: f64,
+    pub log_odds: f64,
+    pub intercept: f64,
+    pub terms: Vec<CalibrationTerm>,
+}
+
+/// One feature's part of the log-odds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CalibrationTerm {
+    pub feature: String,
+    pub value: f64,
+    pub coefficient: f64,
 }

@@ -15,7 +15,10 @@ mod usage;
 pub use critique::{Clarification, Contradiction, Critique, Issue, Severity, Verdict};
 pub use decision::{Action, Decision, DecisionReason, Refinement, Reformulation, Strategy};
 pub use draft::{Citation, Claim, Draft};
-pub use evaluation::{ConfidenceComponents, ConfidenceWeights, DimensionScores, DimensionWeights, Evaluation};
+pub use evaluation::{
+    CalibratedConfidence, CalibrationTerm, ConfidenceCalibration, ConfidenceComponents, ConfidenceWeights, DimensionScores,
+    DimensionWeights, Evaluation,
+};
 pub use query::{PlannedQuery, Reflection};
 pub use report::{AnswerStatus, Outcome, Report, StopReason, UnsupportedClaim, Verification};
 pub use review::{QualityReport, SourceVerdict, SuggestedRefinement};
