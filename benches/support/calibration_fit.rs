@@ -243,5 +243,33 @@ fn write_defaults(names: &[String], m: &Model, l2: f64, folds: usize, fitted_on:
     out.push_str("];\n");
     let path = "src/engine/calibration/fitted.rs";
     std::fs::write(path, out).unwrap_or_else(|e| panic!("cannot write {path}: {e}"));
-    println!("written to {path}: rebuild and re-run `cargo bench --bench calibration` to measure it as run");
+    write_example(names, m);
+    println!(
+        "written to {path} and config.toml.example: rebuild and re-run `cargo bench --bench calibration` to measure it \
+         as run"
+    );
+}
+
+/// The fitted lines of `config.toml.example` (between its markers), which
+/// must equal the defaults (a test uncomments them).
+fn write_example(names: &[String], m: &Model) {
+    const START: &str = "# --- fitted: written by the calibration fit ---\n";
+    const END: &str = "# --- end fitted ---\n";
+    let path = "config.toml.example";
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
+    let (Some(a), Some(b)) = (text.find(START), text.find(END)) else {
+        panic!("{path}: the fitted block's markers are missing")
+    };
+    let line = |key: String, comment: &str| format!("# {key:<36} # {comment}\n");
+    let mut block = String::from(START);
+    block.push_str(&line(
+        format!("intercept = {:.4}", m.intercept),
+        "log-odds of a good answer when every feature is 0 (-50..50)",
+    ));
+    block.push_str("\n[evaluate.calibration.coefficients]    # feature -> weight in the log-odds (-50..50 each)\n");
+    for (n, c) in names.iter().zip(&m.coefficients) {
+        block.push_str(&line(format!("{n} = {c:.4}"), "-50..50"));
+    }
+    let updated = format!("{}{block}{}", &text[..a], &text[b..]);
+    std::fs::write(path, updated).unwrap_or_else(|e| panic!("cannot write {path}: {e}"));
 }

@@ -89,7 +89,7 @@ pub fn line(record: &EventRecord, state: &SessionState) -> Option<String> {
         }
         Event::Error { phase, message } => format!("error in {phase}: {}", sanitize_inline(message)),
         Event::Verified { verification: v } => format!(
-            "verified: {} of {} claims supported, {} unknown citation ids",
+            "verified: {} of {} claims quote their cited source word for word (a check of the quotes, not of the answer), {} unknown citation ids",
             v.claims_supported,
             v.claims_checked,
             v.unknown_ids.len()
@@ -163,5 +163,19 @@ mod tests {
         assert_eq!(written(Some(3)), "report written from iteration 3");
         let none = written(None);
         assert!(none.contains("no draft was written") && !none.contains('-'), "{none}");
+    }
+
+    #[test]
+    fn the_verified_line_says_it_checks_quotes_not_the_answer() {
+        let v = crate::engine::model::Verification {
+            cited: Vec::new(),
+            unknown_ids: Vec::new(),
+            claims_checked: 22,
+            claims_supported: 22,
+            unsupported: Vec::new(),
+        };
+        let l = line(&record(Event::Verified { verification: v }), &SessionState::default()).unwrap();
+        assert!(l.starts_with("verified: 22 of 22 claims quote their cited source"), "{l}");
+        assert!(l.contains("not of the answer") && !l.contains("claims supported"), "{l}");
     }
 }

@@ -19,11 +19,8 @@ pub fn validate(c: &Config) -> Vec<Invalid> {
     if w.sum() <= 0.0 {
         v.push(Invalid { key: "evaluate.weights".into(), message: "at least one weight must be above 0".into() });
     }
-    for name in c.evaluate.calibration.unknown_features() {
-        v.push(Invalid {
-            key: format!("evaluate.calibration.coefficients.{name}"),
-            message: "is no feature EVALUATE computes; the names are listed in docs/scoring.md (Calibration)".into(),
-        });
+    for (key, message) in c.evaluate.calibration.problems() {
+        v.push(Invalid { key, message });
     }
     if c.search.chains.is_empty() || c.search.chains.iter().any(Vec::is_empty) {
         v.push(Invalid {

@@ -34,7 +34,10 @@ pub struct DecideSettings {
 impl Default for DecideSettings {
     fn default() -> Self {
         Self {
-            confidence_threshold: 0.85,
+            // Confidence is the calibrated probability of a good answer
+            // (`[evaluate.calibration]`): at 0.5 a report is more likely
+            // to answer than not; below it, the report says it is provisional.
+            confidence_threshold: 0.5,
             coverage_threshold: 0.90,
             diminishing_returns_window: 3,
             diminishing_returns_threshold: 0.05,

@@ -55,8 +55,28 @@ impl CalibrationSettings {
         self.coefficients.keys().filter(|k| !FEATURES.iter().any(|(n, _)| n == k)).cloned().collect()
     }
 
+    /// What is wrong with these settings, as (config key, message): a
+    /// coefficient naming no feature. (Numbers are range-checked with the
+    /// rest of the configuration.)
+    pub fn problems(&self) -> Vec<(String, String)> {
+        let names: Vec<&str> = FEATURES.iter().map(|(n, _)| *n).collect();
+        self.unknown_features()
+            .into_iter()
+            .map(|name| {
+                (
+                    format!("evaluate.calibration.coefficients.{name}"),
+                    format!("is no feature EVALUATE computes; the features are {}", names.join(", ")),
+                )
+            })
+            .collect()
+    }
+
     /// The probability of a good answer for these features, with each
-    /// term of the log-odds kept for the breakdown.
+    /// term of the log-odds kept for the breakdown. It is scaled by the
+    /// share of claims whose quote checks out (`citation_density`): the
+    /// built-in reasoner quotes verbatim, so the fit never saw an
+    /// unsupported claim and cannot say what one costs; a claim whose quote
+    /// does not check out is counted as no answer.
     pub fn apply(&self, features: &BTreeMap<String, f64>) -> CalibratedConfidence {
         let terms: Vec<CalibrationTerm> = self
             .coefficients
@@ -68,7 +88,16 @@ impl CalibrationSettings {
             })
             .collect();
         let log_odds = self.intercept + terms.iter().map(|t| t.value * t.coefficient).sum::<f64>();
-        CalibratedConfidence { probability: sigmoid(log_odds), log_odds, intercept: self.intercept, terms }
+        let fitted = sigmoid(log_odds);
+        let citation_density = features.get("citation_density").copied().unwrap_or(1.0).clamp(0.0, 1.0);
+        CalibratedConfidence {
+            probability: fitted * citation_density,
+            fitted,
+            citation_density,
+            log_odds,
+            intercept: self.intercept,
+            terms,
+        }
     }
 }
 
@@ -108,6 +137,11 @@ mod tests {
         let mut off = f.clone();
         off.insert("unanswered".into(), 1.0);
         assert!(s.apply(&off).probability < 0.05, "the critic saying unanswered pulls it down");
+        // Half the claims' quotes do not check out: half the probability.
+        let mut half = f.clone();
+        half.insert("citation_density".into(), 0.5);
+        let h = s.apply(&half);
+        assert!((h.probability - c.fitted / 2.0).abs() < 1e-12 && h.fitted == c.fitted);
     }
 
     #[test]
@@ -116,6 +150,10 @@ mod tests {
         assert!(d.unknown_features().is_empty(), "{:?}", d.unknown_features());
         assert!(!d.coefficients.is_empty() && !d.fitted_on.is_empty());
         assert_eq!(settings(0.0, &[("answer_relevanse", 1.0)]).unknown_features(), ["answer_relevanse"]);
+        assert!(d.problems().is_empty());
+        let bad = settings(0.0, &[("coverage", 1.0), ("answer_relevanse", 1.0)]);
+        let keys: Vec<String> = bad.problems().into_iter().map(|(k, _)| k).collect();
+        assert_eq!(keys, ["evaluate.calibration.coefficients.answer_relevanse"]);
     }
 
     #[test]

@@ -151,11 +151,18 @@ pub struct ConfidenceCalibration {
     pub mapping: Option<CalibratedConfidence>,
 }
 
-/// The logistic mapping as applied: σ(intercept + Σ coefficient × value).
+/// The logistic mapping as applied: σ(intercept + Σ coefficient × value),
+/// times the share of claims whose quote checks out.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CalibratedConfidence {
-    /// Before the held-back cap.
+    /// `fitted × citation_density`, before the held-back cap.
     pub probability: f64,
+    /// σ(log_odds): the fitted probability of a good answer.
+    pub fitted: f64,
+    /// The share of claims whose quote is in its source and says what the
+    /// claim says. The fit saw only drafts whose quotes all check out, so
+    /// it cannot price an unsupported claim: it scales the probability.
+    pub citation_density: f64,
     pub log_odds: f64,
     pub intercept: f64,
     pub terms: Vec<CalibrationTerm>,
