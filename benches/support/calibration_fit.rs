@@ -191,6 +191,7 @@ pub fn fit_and_report(rows: &[Labelled], o: &FitOptions, threshold: f64) {
     );
     if o.write {
         write_defaults(&names, &full, l2, k, &fitted_on);
+        write_fixture(rows);
     } else {
         println!("(not written: add --write to make this fit the defaults)");
     }
@@ -272,4 +273,24 @@ fn write_example(names: &[String], m: &Model) {
     }
     let updated = format!("{}{block}{}", &text[..a], &text[b..]);
     std::fs::write(path, updated).unwrap_or_else(|e| panic!("cannot write {path}: {e}"));
+}
+
+/// The calibration test's fixture (`tests/calibration.rs`): each question's
+/// labels and features, without its text or report, rounded to 4 decimals.
+fn write_fixture(rows: &[Labelled]) {
+    let path = "tests/fixtures/calibration/rows.jsonl";
+    let round = |v: f64| (v * 10_000.0).round() / 10_000.0;
+    let text: String = rows
+        .iter()
+        .map(|r| {
+            let features: BTreeMap<&String, f64> = r.features.iter().map(|(k, v)| (k, round(*v))).collect();
+            let row = serde_json::json!({
+                "set": r.set, "id": r.id, "answerable": r.answerable, "good": r.good(),
+                "says_unanswered": r.says_unanswered, "features": features,
+            });
+            row.to_string() + "\n"
+        })
+        .collect();
+    std::fs::write(path, text).unwrap_or_else(|e| panic!("cannot write {path}: {e}"));
+    println!("written to {path}: the calibration test's fixture ({} questions)", rows.len());
 }

@@ -74,12 +74,11 @@ pub fn line(record: &EventRecord, state: &SessionState) -> Option<String> {
             critique.gaps.len()
         ),
         Event::Evaluated { iteration, evaluation: e } => format!(
-            "{} evaluate: confidence {:.2} coverage {:.2} ({} of {} claims supported)",
+            "{} evaluate: confidence {:.2} coverage {:.2}; {}",
             it(iteration),
             e.confidence,
             e.coverage,
-            e.supported_claims,
-            e.claims
+            e.claims_line()
         ),
         Event::Decided { iteration, decision } => {
             format!("{} decide: {} — {}", it(iteration), decision.action, decision.detail)

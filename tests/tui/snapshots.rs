@@ -147,7 +147,7 @@ fn confidence_breakdown_with_its_calibration() {
             ("coverage", 1.0),
             ("opening_relevance", 0.85),
             ("agreed_name_sources", 3f64.ln()),
-            ("citation_density", 0.9),
+            ("citation_density", 0.7),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))

@@ -140,6 +140,19 @@ pub struct Evaluation {
     pub calibration: Option<ConfidenceCalibration>,
 }
 
+impl Evaluation {
+    /// The claims line as every view prints it, saying what was checked:
+    /// a claim counts when its quote is in the cited source and carries at
+    /// least half of the claim's content words. It is a check of the
+    /// quotes, not that the answer is right.
+    pub fn claims_line(&self) -> String {
+        format!(
+            "{} of {} claims backed by their quote (in the cited source, saying what the claim says)",
+            self.supported_claims, self.claims
+        )
+    }
+}
+
 /// What EVALUATE knew about a draft (every feature, by name) and how it
 /// became the probability of a good answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

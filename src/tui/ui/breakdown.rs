@@ -44,13 +44,15 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     // The fitted mapping that turned the features into the probability of
     // a good answer (absent when calibration is off, or in older logs).
     if let Some(m) = e.calibration.as_ref().and_then(|c| c.mapping.as_ref()) {
+        lines.push(Line::from(Span::styled(format!("  probability of a good answer {:.2}", m.probability), t.modal)));
         lines.push(Line::from(Span::styled(
-            format!(
-                "  probability of a good answer {:.2} = σ({:+.2} intercept + terms = {:+.2}) × citation density {:.2}",
-                m.probability, m.intercept, m.log_odds, m.citation_density
-            ),
-            t.modal,
+            format!("    = σ(log-odds {:+.2}) × citation density {:.2}", m.log_odds, m.citation_density),
+            t.muted,
         )));
+        lines.push(Line::from(vec![
+            Span::styled(format!("    {:<19}", "intercept"), t.modal),
+            Span::styled(format!("{:>24}", format!("{:+.3}", m.intercept)), t.modal),
+        ]));
         for term in &m.terms {
             lines.push(Line::from(vec![
                 Span::styled(format!("    {:<19}", term.feature.replace('_', " ")), t.modal),
