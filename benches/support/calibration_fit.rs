@@ -244,7 +244,7 @@ fn write_defaults(names: &[String], m: &Model, l2: f64, folds: usize, fitted_on:
     out.push_str("];\n");
     let path = "src/engine/calibration/fitted.rs";
     std::fs::write(path, out).unwrap_or_else(|e| panic!("cannot write {path}: {e}"));
-    write_example(names, m);
+    write_example(names, m, fitted_on);
     println!(
         "written to {path} and config.toml.example: rebuild and re-run `cargo bench --bench calibration` to measure it \
          as run"
@@ -253,7 +253,7 @@ fn write_defaults(names: &[String], m: &Model, l2: f64, folds: usize, fitted_on:
 
 /// The fitted lines of `config.toml.example` (between its markers), which
 /// must equal the defaults (a test uncomments them).
-fn write_example(names: &[String], m: &Model) {
+fn write_example(names: &[String], m: &Model, fitted_on: &str) {
     const START: &str = "# --- fitted: written by the calibration fit ---\n";
     const END: &str = "# --- end fitted ---\n";
     let path = "config.toml.example";
@@ -263,6 +263,7 @@ fn write_example(names: &[String], m: &Model) {
     };
     let line = |key: String, comment: &str| format!("# {key:<36} # {comment}\n");
     let mut block = String::from(START);
+    block.push_str(&format!("# fitted_on = {fitted_on:?}\n"));
     block.push_str(&line(
         format!("intercept = {:.4}", m.intercept),
         "log-odds of a good answer when every feature is 0 (-50..50)",
