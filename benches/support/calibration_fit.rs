@@ -151,7 +151,9 @@ pub fn fit_and_report(rows: &[Labelled], o: &FitOptions, threshold: f64) {
         names.len(),
         rows.len()
     );
-    println!("Cross-validated ({k} folds stratified by set and label; each question predicted by the fit on the other folds):");
+    println!(
+        "Cross-validated ({k} folds stratified by set and label; each question predicted by the fit on the other folds):"
+    );
     let by_id: BTreeMap<(String, String), f64> =
         rows.iter().zip(&oof).map(|(r, p)| ((r.set.clone(), r.id.clone()), *p)).collect();
     for (set, figures) in set_figures(rows, |r| by_id[&(r.set.clone(), r.id.clone())], threshold) {
@@ -170,13 +172,22 @@ pub fn fit_and_report(rows: &[Labelled], o: &FitOptions, threshold: f64) {
         let (tx, ty) = design(&train, &names);
         let Ok(m) = fit_logistic(&tx, &ty, l2) else { continue };
         let from: Vec<&String> = sets.iter().filter(|s| *s != held).collect();
-        let predict = |r: &Labelled| m.predict(&names.iter().map(|n| r.features.get(n).copied().unwrap_or(0.0)).collect::<Vec<_>>());
+        let predict = |r: &Labelled| {
+            m.predict(&names.iter().map(|n| r.features.get(n).copied().unwrap_or(0.0)).collect::<Vec<_>>())
+        };
         for (_, figures) in set_figures(&test, predict, threshold) {
-            println!("  fit on {} → {held}: {figures}", from.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" + "));
+            println!(
+                "  fit on {} → {held}: {figures}",
+                from.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" + ")
+            );
         }
     }
     println!("In-sample (fit on all, predicted on all; optimistic):");
-    for (set, figures) in set_figures(rows, |r| full.predict(&names.iter().map(|n| r.features.get(n).copied().unwrap_or(0.0)).collect::<Vec<_>>()), threshold) {
+    for (set, figures) in set_figures(
+        rows,
+        |r| full.predict(&names.iter().map(|n| r.features.get(n).copied().unwrap_or(0.0)).collect::<Vec<_>>()),
+        threshold,
+    ) {
         println!("  fit {set}: {figures}");
     }
     print_stability(&names, &x, &full, &models);
@@ -200,7 +211,10 @@ pub fn fit_and_report(rows: &[Labelled], o: &FitOptions, threshold: f64) {
 /// Each coefficient fitted on all rows, its mean and spread over the folds'
 /// fits, how many folds agree on its sign, and its standardised size.
 fn print_stability(names: &[String], x: &[Vec<f64>], full: &Model, folds: &[Model]) {
-    println!("Coefficients (all rows; over the {} fold fits: mean ± sd, folds with the same sign; × sd of the feature):", folds.len());
+    println!(
+        "Coefficients (all rows; over the {} fold fits: mean ± sd, folds with the same sign; × sd of the feature):",
+        folds.len()
+    );
     println!("  {:<18} {:>8}", "intercept", format!("{:+.3}", full.intercept));
     for (j, name) in names.iter().enumerate() {
         let v: Vec<f64> = folds.iter().map(|m| m.coefficients[j]).collect();

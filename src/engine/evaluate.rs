@@ -522,8 +522,9 @@ mod tests {
             aspect: None,
         };
         Draft {
-            markdown: "# Queues\n\nUse a `VecDeque` as a queue. [1]\n\n## More\n\n- A `VecDeque` pops from the front. [2]\n"
-                .into(),
+            markdown:
+                "# Queues\n\nUse a `VecDeque` as a queue. [1]\n\n## More\n\n- A `VecDeque` pops from the front. [2]\n"
+                    .into(),
             claims: vec![claim("Use a VecDeque as a queue.", 1), claim("A VecDeque pops from the front.", 2)],
         }
     }
@@ -542,7 +543,8 @@ mod tests {
         let (d, c) = (answering_draft(), critique(&["queue"], &["queue"], Some(0.8)));
         let mut i = input("which std type is a fast queue?", &d, &c, cited_all(&metas, &vs));
         i.claim_supported = vec![true, true];
-        let s = calibrated(-2.0, &[("answer_relevance", 1.0), ("opening_relevance", 2.0), ("agreed_name_sources", 1.0)]);
+        let s =
+            calibrated(-2.0, &[("answer_relevance", 1.0), ("opening_relevance", 2.0), ("agreed_name_sources", 1.0)]);
         let e = evaluate(&i, &s);
         let opening = f64::from(0.9f32);
         assert!((feature(&e, "opening_relevance") - opening).abs() < 1e-12, "the source the answer cites first");
@@ -555,13 +557,18 @@ mod tests {
         assert_eq!(terms, [("agreed_name_sources", 1.0), ("answer_relevance", 1.0), ("opening_relevance", 2.0)]);
         // Each listed feature is in the breakdown, whether or not it is used.
         let names: Vec<&str> = crate::engine::calibration::FEATURES.iter().map(|f| f.0).collect();
-        let computed: Vec<&str> = e.calibration.as_ref().map_or(vec![], |c| c.features.keys().map(String::as_str).collect());
+        let computed: Vec<&str> =
+            e.calibration.as_ref().map_or(vec![], |c| c.features.keys().map(String::as_str).collect());
         assert_eq!(computed.len(), names.len());
         assert!(names.iter().all(|n| computed.contains(n)), "{computed:?}");
     }
 
     fn cited_all<'a>(metas: &'a [SourceMeta], verdicts: &'a [SourceVerdict]) -> Vec<CitedSource<'a>> {
-        metas.iter().zip(verdicts).map(|(m, v)| CitedSource { meta: m, verdict: Some(v), fallback_verdict: false }).collect()
+        metas
+            .iter()
+            .zip(verdicts)
+            .map(|(m, v)| CitedSource { meta: m, verdict: Some(v), fallback_verdict: false })
+            .collect()
     }
 
     #[test]
@@ -570,7 +577,8 @@ mod tests {
         let strong = [verdict(1, 0.9), verdict(2, 0.8)];
         let weak = [verdict(1, 0.4), verdict(2, 0.8)];
         let d = answering_draft();
-        let plain = Draft { markdown: "# Queues\n\nA queue holds items. [1]\n\n- Items wait. [2]\n".into(), ..d.clone() };
+        let plain =
+            Draft { markdown: "# Queues\n\nA queue holds items. [1]\n\n- Items wait. [2]\n".into(), ..d.clone() };
         let full = critique(&["queue", "fast"], &["queue", "fast"], Some(0.9));
         let half = critique(&["queue", "fast"], &["queue"], Some(0.6));
         let s = EvaluateSettings::default();

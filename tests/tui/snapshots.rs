@@ -133,10 +133,15 @@ fn confidence_breakdown_with_its_calibration() {
     let settings = CalibrationSettings {
         enabled: true,
         intercept: -5.0,
-        coefficients: [("answer_relevance", 1.0), ("coverage", 0.6), ("opening_relevance", 2.6), ("agreed_name_sources", 2.2)]
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v))
-            .collect(),
+        coefficients: [
+            ("answer_relevance", 1.0),
+            ("coverage", 0.6),
+            ("opening_relevance", 2.6),
+            ("agreed_name_sources", 2.2),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect(),
         fitted_on: "a test".into(),
     };
     both("confidence_breakdown_calibrated", |w, h| {

@@ -71,9 +71,8 @@ pub fn features(i: &FeatureInput<'_>) -> BTreeMap<String, f64> {
     let claims = i.draft.map_or(0, |d| d.claims.len());
     let opening = i.draft.map_or("", |d| first_paragraph(&d.markdown));
     let answering = citation_markers(opening).first().map(|n| SourceId(*n));
-    let relevance_of = |id: SourceId| {
-        i.cited.iter().find(|s| s.meta.id == id).and_then(|s| s.verdict.filter(|_| !s.fallback_verdict))
-    };
+    let relevance_of =
+        |id: SourceId| i.cited.iter().find(|s| s.meta.id == id).and_then(|s| s.verdict.filter(|_| !s.fallback_verdict));
     let question_terms = content_terms(i.question);
     let kept = i.all_sources.iter().filter(|s| s.kept()).count();
     let values = [
@@ -104,7 +103,10 @@ pub fn features(i: &FeatureInput<'_>) -> BTreeMap<String, f64> {
         ("label_overlap", share_named(&question_terms, &labels(opening).join(" "))),
         ("opening_code", flag(opening.contains('`'))),
         ("question_words", (1.0 + question_terms.len() as f64).ln()),
-        ("agreed_name_sources", (1.0 + i.draft.map_or(0, |d| agreed_name_sources(i.question, &d.markdown)) as f64).ln()),
+        (
+            "agreed_name_sources",
+            (1.0 + i.draft.map_or(0, |d| agreed_name_sources(i.question, &d.markdown)) as f64).ln(),
+        ),
         ("kept_share", if i.all_sources.is_empty() { 0.0 } else { kept as f64 / i.all_sources.len() as f64 }),
     ];
     values.into_iter().map(|(k, v)| (k.to_string(), if v.is_finite() { v } else { 0.0 })).collect()

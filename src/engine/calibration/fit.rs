@@ -49,9 +49,8 @@ pub fn fit_logistic(x: &[Vec<f64>], y: &[bool], l2: f64) -> Result<Model, FitErr
         return Err(FitError::OneLabel(y[0]));
     }
     let mean: Vec<f64> = (0..p).map(|j| x.iter().map(|r| r[j]).sum::<f64>() / n as f64).collect();
-    let sd: Vec<f64> = (0..p)
-        .map(|j| (x.iter().map(|r| (r[j] - mean[j]).powi(2)).sum::<f64>() / n as f64).sqrt())
-        .collect();
+    let sd: Vec<f64> =
+        (0..p).map(|j| (x.iter().map(|r| (r[j] - mean[j]).powi(2)).sum::<f64>() / n as f64).sqrt()).collect();
     // Standardised design with a leading 1 for the intercept; constant columns are 0.
     let z: Vec<Vec<f64>> = x
         .iter()
@@ -183,7 +182,15 @@ pub fn auroc(pos: &[f64], neg: &[f64]) -> Option<f64> {
     let wins: f64 = pos
         .iter()
         .flat_map(|p| neg.iter().map(move |n| (p, n)))
-        .map(|(p, n)| if p > n { 1.0 } else if p == n { 0.5 } else { 0.0 })
+        .map(|(p, n)| {
+            if p > n {
+                1.0
+            } else if p == n {
+                0.5
+            } else {
+                0.0
+            }
+        })
         .sum();
     Some(wins / (pos.len() * neg.len()) as f64)
 }
@@ -253,10 +260,17 @@ mod tests {
     fn a_fit_needs_both_labels_and_rows_of_one_width() {
         assert_eq!(fit_logistic(&[vec![1.0], vec![2.0]], &[true, true], 1.0), Err(FitError::OneLabel(true)));
         assert_eq!(fit_logistic(&[], &[], 1.0), Err(FitError::Empty));
-        assert!(matches!(fit_logistic(&[vec![1.0], vec![2.0, 3.0]], &[true, false], 1.0), Err(FitError::Ragged { .. })));
+        assert!(matches!(
+            fit_logistic(&[vec![1.0], vec![2.0, 3.0]], &[true, false], 1.0),
+            Err(FitError::Ragged { .. })
+        ));
         // A constant feature is no error: it weighs nothing.
-        let m = fit_logistic(&[vec![1.0, 0.0], vec![1.0, 1.0], vec![1.0, 0.2], vec![1.0, 0.9]], &[false, true, false, true], 1.0)
-            .unwrap();
+        let m = fit_logistic(
+            &[vec![1.0, 0.0], vec![1.0, 1.0], vec![1.0, 0.2], vec![1.0, 0.9]],
+            &[false, true, false, true],
+            1.0,
+        )
+        .unwrap();
         assert_eq!(m.coefficients[0], 0.0);
     }
 

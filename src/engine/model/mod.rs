@@ -19,8 +19,8 @@ pub use critique::{Clarification, Contradiction, Critique, Issue, Severity, Verd
 pub use decision::{Action, Decision, DecisionReason, Refinement, Reformulation, Strategy};
 pub use draft::{Citation, Claim, Draft};
 pub use evaluation::{
-    CalibratedConfidence, CalibrationTerm, ConfidenceCalibration, ConfidenceComponents, ConfidenceWeights, DimensionScores,
-    DimensionWeights, Evaluation,
+    CalibratedConfidence, CalibrationTerm, ConfidenceCalibration, ConfidenceComponents, ConfidenceWeights,
+    DimensionScores, DimensionWeights, Evaluation,
 };
 pub use query::{PlannedQuery, Reflection};
 pub use reasons::{Degradation, Phase, legacy_strict_reason};

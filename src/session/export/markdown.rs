@@ -228,14 +228,15 @@ fn iteration(out: &mut String, state: &SessionState, it: &IterationRecord) {
         let d = &e.dimensions;
         let _ = writeln!(
             out,
-            "**Scores:** confidence {:.2} (gain {:+.2}) · coverage {:.2} ({} of {} aspects) · quality {:.2} · {}\n",
+            "**Scores:** confidence {:.2} (gain {:+.2}) · coverage {:.2} ({} of {} aspects) · quality {:.2} · {} of {} claims supported\n",
             e.confidence,
             e.gain,
             e.coverage,
             e.aspects_addressed,
             e.aspects_required,
             e.quality,
-            e.claims_line()
+            e.supported_claims,
+            e.claims
         );
         let _ = writeln!(
             out,

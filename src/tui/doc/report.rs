@@ -27,7 +27,9 @@ pub fn lines(app: &App, width: usize) -> Vec<Line<'static>> {
     let body = if let Some(r) = s.report.as_ref().filter(|_| !earlier) {
         let from = r.based_on_iteration.map_or(String::new(), |n| format!(" from the draft of iteration {n}"));
         let verified = match &s.verification {
-            Some(v) => format!(" · {} of {} claims quote their source word for word", v.claims_supported, v.claims_checked),
+            Some(v) => {
+                format!(" · {} of {} claims quote their source word for word", v.claims_supported, v.claims_checked)
+            }
             None => " · verifying…".to_string(),
         };
         out.push(Line::from(Span::styled(format!("Final report{from}{verified}"), t.heading)));
