@@ -220,10 +220,11 @@ impl Engine {
     }
 
     /// `step`, unless the time limit has passed: then no new research
-    /// starts (a new iteration, a plan, a search, a review, a refinement)
-    /// and the report is written from what there is. The decision step
-    /// stops on the time limit too; this bounds what happens when it is
-    /// not reached (a slow phase, or a state that never gets there).
+    /// starts (a new iteration, a plan, a search, a refinement) and the
+    /// report is written from what there is. Results already fetched are
+    /// still reviewed and drafted, so the decision step records the stop on
+    /// the time limit; this bounds what happens when it is not reached (a
+    /// slow phase, or a state that never gets there).
     fn over_time(&self, step: NextStep) -> NextStep {
         let limit_ms = self.settings.limits.time_limit_secs.saturating_mul(1000);
         let researching = matches!(
@@ -231,7 +232,6 @@ impl Engine {
             NextStep::StartIteration(_)
                 | NextStep::Plan(_)
                 | NextStep::Search(_)
-                | NextStep::Review(_)
                 | NextStep::Refine(_)
         );
         if researching && limit_ms > 0 && self.elapsed_ms() >= limit_ms {
