@@ -90,7 +90,7 @@ fn fit_without(held: &str) -> HeldApart {
 #[test]
 fn a_fit_on_the_other_sets_ranks_the_held_apart_user_set() {
     let h = fit_without("rust-docs-user");
-    // Measured 0.79 / 0.96 (docs/benchmarks.md, Calibration); the bars
+    // Measured 0.80 / 0.97 (docs/benchmarks.md, Calibration); the bars
     // leave room for a refit, not for a broken fit (chance is 0.5).
     assert!(h.good_vs_other >= 0.72, "good vs other answerable: {:.3}", h.good_vs_other);
     assert!(h.good_vs_unanswerable >= 0.90, "good vs unanswerable: {:.3}", h.good_vs_unanswerable);
@@ -100,7 +100,7 @@ fn a_fit_on_the_other_sets_ranks_the_held_apart_user_set() {
 #[test]
 fn a_fit_on_the_other_sets_ranks_the_held_apart_user_2_set() {
     let h = fit_without("rust-docs-user-2");
-    // Measured 0.68 / 0.92: below the 0.80 / 0.95 targets (docs/benchmarks.md).
+    // Measured 0.66 / 0.92: below the 0.80 / 0.95 targets (docs/benchmarks.md).
     assert!(h.good_vs_other >= 0.62, "good vs other answerable: {:.3}", h.good_vs_other);
     assert!(h.good_vs_unanswerable >= 0.85, "good vs unanswerable: {:.3}", h.good_vs_unanswerable);
     assert_eq!(h.unanswerable_low, h.unanswerable, "every unanswerable question below 0.6");

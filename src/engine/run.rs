@@ -227,13 +227,8 @@ impl Engine {
     /// slow phase, or a state that never gets there).
     fn over_time(&self, step: NextStep) -> NextStep {
         let limit_ms = self.settings.limits.time_limit_secs.saturating_mul(1000);
-        let researching = matches!(
-            step,
-            NextStep::StartIteration(_)
-                | NextStep::Plan(_)
-                | NextStep::Search(_)
-                | NextStep::Refine(_)
-        );
+        let researching =
+            matches!(step, NextStep::StartIteration(_) | NextStep::Plan(_) | NextStep::Search(_) | NextStep::Refine(_));
         if researching && limit_ms > 0 && self.elapsed_ms() >= limit_ms {
             return NextStep::Write(StopReason::Decision(DecisionReason::TimeBudget));
         }

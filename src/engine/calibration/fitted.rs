@@ -10,12 +10,12 @@ pub const L2: f64 = 4.0;
 pub const FOLDS: usize = 5;
 
 /// The log-odds of a good answer when every feature is 0.
-pub const INTERCEPT: f64 = -5.6378;
+pub const INTERCEPT: f64 = -5.6706;
 
 /// Feature → weight in the log-odds (features: `super::FEATURES`).
 pub const COEFFICIENTS: &[(&str, f64)] = &[
-    ("answer_relevance", 1.2255),
-    ("coverage", 0.5552),
-    ("opening_relevance", 2.4491),
-    ("agreed_name_sources", 2.3149),
+    ("answer_relevance", 1.2146),
+    ("coverage", 0.5844),
+    ("opening_relevance", 2.8308),
+    ("agreed_name_sources", 2.1239),
 ];
