@@ -115,8 +115,9 @@ fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
         b.swap(col, pivot);
         for row in col + 1..n {
             let f = a[row][col] / a[col][col];
-            for k in col..n {
-                a[row][k] -= f * a[col][k];
+            let pivot_row = a[col].clone();
+            for (cell, p) in a[row].iter_mut().zip(&pivot_row).skip(col) {
+                *cell -= f * p;
             }
             b[row] -= f * b[col];
         }
