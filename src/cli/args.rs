@@ -3,6 +3,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 pub use super::session_args::{ExportArgs, ForkArgs, MemoryArgs, ResumeArgs, SessionsArgs, StatsArgs};
+pub use super::verify_args::{DiffArgs, RecheckArgs, VerifyArgs};
 use crate::config::{AskPolicy, Preset, ReasonerKind, ServeConfig};
 use crate::engine::tiers::SourceMode;
 use crate::research::{RequestError, ResearchRequest};
@@ -103,6 +104,13 @@ pub enum Commands {
     Serve(ServeArgs),
     /// An MCP server on stdin/stdout for coding agents and chat tools.
     Mcp,
+    /// Check a report's citations against its sources: any Markdown report
+    /// citing numbered sources or links, or an evidence bundle (offline).
+    Verify(VerifyArgs),
+    /// Fetch a session's cited sources again now: does each claim still stand?
+    Recheck(RecheckArgs),
+    /// What changed between two sessions, claim by claim.
+    Diff(DiffArgs),
 }
 
 impl Commands {
@@ -120,6 +128,9 @@ impl Commands {
             Commands::Index(_) => "index",
             Commands::Serve(_) => "serve",
             Commands::Mcp => "mcp",
+            Commands::Verify(_) => "verify",
+            Commands::Recheck(_) => "recheck",
+            Commands::Diff(_) => "diff",
         }
     }
 }

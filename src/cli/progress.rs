@@ -39,6 +39,12 @@ pub fn line(record: &EventRecord, state: &SessionState) -> Option<String> {
         Event::DegradedMode { iteration, cause } => {
             format!("{} degraded mode: {}", it(iteration), sanitize_inline(&cause.to_string()))
         }
+        Event::BuiltinTookOver { takeover: t } => format!(
+            "{} the built-in reasoner takes over from the model ({}): {}",
+            it(&t.iteration),
+            t.role,
+            sanitize_inline(&t.error)
+        ),
         Event::SearchCompleted { iteration, new_sources } => {
             // Pages found but unreadable were fetched too: the review counts
             // them, so this line gives the same total.
@@ -88,9 +94,15 @@ pub fn line(record: &EventRecord, state: &SessionState) -> Option<String> {
         }
         Event::Error { phase, message } => format!("error in {phase}: {}", sanitize_inline(message)),
         Event::Verified { verification: v } => format!(
-            "verified: {} of {} claims quote their cited source word for word (a check of the quotes, not of the answer), {} unknown citation ids",
+            "verified: {} of {} claims backed by their quote (in the cited source, saying what the claim says); {} of {} cited sentences backed by their sources{}, {} unknown citation ids",
             v.claims_supported,
             v.claims_checked,
+            v.statements_supported(),
+            v.statements.len(),
+            match v.statements.len() - v.statements_supported() {
+                0 => String::new(),
+                n => format!(" ({n} marked in the report)"),
+            },
             v.unknown_ids.len()
         ),
         Event::ReportWritten { report } => match report.based_on_iteration {
@@ -165,16 +177,15 @@ mod tests {
     }
 
     #[test]
-    fn the_verified_line_says_it_checks_quotes_not_the_answer() {
-        let v = crate::engine::model::Verification {
-            cited: Vec::new(),
-            unknown_ids: Vec::new(),
-            claims_checked: 22,
-            claims_supported: 22,
-            unsupported: Vec::new(),
-        };
+    fn the_verified_line_says_what_it_checks() {
+        let v = crate::engine::model::Verification { claims_checked: 22, claims_supported: 22, ..Default::default() };
         let l = line(&record(Event::Verified { verification: v }), &SessionState::default()).unwrap();
-        assert!(l.starts_with("verified: 22 of 22 claims quote their cited source"), "{l}");
-        assert!(l.contains("not of the answer") && !l.contains("claims supported"), "{l}");
+        assert!(
+            l.starts_with(
+                "verified: 22 of 22 claims backed by their quote (in the cited source, saying what the claim says)"
+            ),
+            "{l}"
+        );
+        assert!(!l.contains("claims supported"), "{l}");
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod calibration;
 pub mod caveats;
+pub mod check;
 pub mod citations;
 pub mod command;
 pub mod continuity;
@@ -32,6 +33,7 @@ pub mod run;
 pub mod settings;
 pub mod state;
 pub mod status;
+pub mod takeover;
 pub mod tiers;
 
 pub use next::{NextStep, Stage};

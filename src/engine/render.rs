@@ -22,7 +22,13 @@ pub fn assemble(state: &SessionState, body: &str, cited: &[SourceId], caveats: &
         for id in cited {
             let Some(s) = state.source(*id) else { continue };
             let m = &s.meta;
-            let heading = m.heading.as_deref().map(|h| format!(" — {}", sanitize_inline(h))).unwrap_or_default();
+            // A passage's heading, unless it only repeats the page's title.
+            let heading = m
+                .heading
+                .as_deref()
+                .filter(|h| !h.trim().eq_ignore_ascii_case(m.title.trim()))
+                .map(|h| format!(" — {}", sanitize_inline(h)))
+                .unwrap_or_default();
             let mark = tier_mark(m.tier, m.source_type.as_deref())
                 .map(|t| format!("{} ", sanitize_inline(&t)))
                 .unwrap_or_default();

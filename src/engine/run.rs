@@ -106,9 +106,14 @@ impl Engine {
         let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
         let (ev_tx, ev_rx) = mpsc::unbounded_channel();
         let clock = Clock { offset_ms: state.elapsed_ms, running_since: None };
+        // A session the built-in took over stays with it when resumed.
+        let reasoner = match (&state.takeover, parts.reasoner.stand_in()) {
+            (Some(_), Some(stand_in)) => stand_in,
+            _ => parts.reasoner,
+        };
         let engine = Engine {
             settings: Arc::new(settings),
-            reasoner: parts.reasoner,
+            reasoner,
             search: parts.search,
             texts: parts.texts,
             memory: parts.memory,

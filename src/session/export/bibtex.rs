@@ -21,7 +21,8 @@ pub fn bibtex(state: &SessionState, session_id: &str) -> String {
             SourceKind::Local => field(&mut out, "howpublished", &format!("Local file: {}", escape(&m.locator))),
         }
         field(&mut out, "urldate", &iso_date(m.accessed_at_ms));
-        if let Some(p) = &m.published {
+        // A local file's date is when it was last modified, not published.
+        if let Some(p) = m.published.as_ref().filter(|_| m.kind == SourceKind::Web) {
             let parts = published_parts(p);
             if !parts.is_empty() {
                 let date: Vec<String> = parts

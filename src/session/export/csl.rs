@@ -34,7 +34,9 @@ pub fn csl_json(state: &SessionState, session_id: &str) -> String {
                 if !m.site.is_empty() {
                     obj.insert("container-title".into(), Value::String(sanitize_inline(&m.site)));
                 }
-                let issued = m.published.as_deref().map(published_parts).unwrap_or_default();
+                // A local file's date is when it was last modified, not published.
+                let published = m.published.as_deref().filter(|_| m.kind == SourceKind::Web);
+                let issued = published.map(published_parts).unwrap_or_default();
                 if !issued.is_empty() {
                     obj.insert("issued".into(), json!({ "date-parts": [issued] }));
                 }

@@ -286,6 +286,7 @@ impl Sample {
                 claims_checked: best.claims.len(),
                 claims_supported: best.claims.len().saturating_sub(unsupported.len()),
                 unsupported,
+                statements: Vec::new(),
             },
         });
         w.emit(Event::SessionEnded { outcome: Outcome::Finished });
