@@ -230,7 +230,7 @@ async fn doctor_reports_models_schema_support_and_round_trip() {
     assert_eq!(bad.status.code(), Some(1), "{table}");
     assert!(table.contains("model missing-model (review)") && table.contains("not among the models listed"), "{table}");
     assert!(table.contains("rejected") && table.contains("structured_output"), "{table}");
-    assert!(table.contains("1 required check(s) failed"), "{table}");
+    assert!(table.contains("1 required check failed"), "{table}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -4,6 +4,7 @@
 mod args;
 mod diff;
 mod doctor;
+mod doctor_sources;
 mod drive;
 mod export;
 mod fork;

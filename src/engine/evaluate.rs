@@ -284,6 +284,7 @@ mod tests {
             score: 1.0,
             text_len: 10,
             text_hash: String::new(),
+            scholarly: None,
         }
     }
 

@@ -51,6 +51,7 @@ impl SourceDoc {
                 score: 1.0,
                 text_len: text.len(),
                 text_hash: crate::text::text_hash(text),
+                scholarly: None,
             }),
             text: Arc::from(text),
             relevance: Some(1.0),

@@ -5,6 +5,7 @@
 pub mod canonical;
 mod digest;
 mod normalize;
+pub mod pages;
 mod sanitize;
 mod similarity;
 

@@ -30,5 +30,5 @@ pub use reasons::{Degradation, Phase, legacy_strict_reason};
 pub use recheck::{ClaimStatus, PageStatus, Recheck, RecheckedClaim, RecheckedSource};
 pub use report::{AnswerStatus, Outcome, Report, StopReason, UnsupportedClaim, Verification};
 pub use review::{QualityReport, SourceVerdict, SuggestedRefinement};
-pub use source::{SourceId, SourceKind, SourceMeta};
+pub use source::{Scholarly, SourceId, SourceKind, SourceMeta};
 pub use usage::{Role, Usage};

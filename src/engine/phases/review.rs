@@ -10,7 +10,7 @@ use crate::engine::protocol::Event;
 use crate::engine::quality::{quality_report, skip_rejection};
 use crate::engine::reasoner::{ReviewContext, SourceDoc};
 use crate::engine::run::{Engine, EngineError};
-use crate::engine::tiers::{STRICT_REASON_PREFIX, SourceMode, admits};
+use crate::engine::tiers::{RETRACTED, STRICT_REASON_PREFIX, SourceMode, admits};
 
 /// The review's reason for a source that is not about the question.
 const OFF_TOPIC: &str = "off_topic";
@@ -26,7 +26,19 @@ impl Engine {
         let mut candidates = Vec::new();
         for id in new_ids {
             let Some(doc) = self.doc(id) else { continue };
-            if admits(mode, doc.meta.tier) || self.state.pinned.contains(&id) {
+            let pinned = self.state.pinned.contains(&id);
+            // A retracted work is no evidence, however relevant its text.
+            if doc.meta.scholarly.as_ref().is_some_and(|s| s.retracted) && !pinned {
+                filtered.push(SourceVerdict {
+                    id,
+                    kept: false,
+                    reason: Some(RETRACTED.into()),
+                    relevance: 0.0,
+                    signals: Vec::new(),
+                });
+                continue;
+            }
+            if admits(mode, doc.meta.tier) || pinned {
                 candidates.push(doc);
             } else {
                 // The site is the signal: when several filtered sources share

@@ -1,6 +1,7 @@
 //! WRITE and VERIFY: the report from the best draft across iterations
 //! (seed 003), streamed as it is written, then every citation checked.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use tokio::sync::mpsc;
@@ -15,6 +16,7 @@ use crate::engine::protocol::Event;
 use crate::engine::reasoner::{ReasonerError, WriteContext, WriteOutput};
 use crate::engine::render::{assemble, fallback_body};
 use crate::engine::run::{Engine, EngineError};
+use crate::text::pages::{page_of, pages_label};
 
 enum WriteStep {
     Chunk(Option<String>),
@@ -100,11 +102,28 @@ impl Engine {
         let cited: Vec<SourceId> = verification.cited.clone();
         // Every cited sentence of the body was checked: those not backed are marked.
         let marked = mark_unsupported(&body, &verification);
-        let markdown = assemble(&self.state, &marked, &cited, &caveats);
+        let pages = self.cited_pages(&claims, &verification);
+        let markdown = assemble(&self.state, &marked, &cited, &caveats, &pages);
         let report = Report { markdown, claims, based_on_iteration: based_on, caveats, stop, answer: status };
         self.emit(Event::ReportWritten { report })?;
         self.emit(Event::Verified { verification })?;
         self.checkpoint()
+    }
+
+    /// For each cited paged source (a PDF), the pages its supported quotes
+    /// stand on: `p. 4`, `pp. 4, 7`.
+    fn cited_pages(&mut self, claims: &[Claim], verification: &Verification) -> BTreeMap<SourceId, String> {
+        let mut pages: BTreeMap<SourceId, Vec<u32>> = BTreeMap::new();
+        for c in claims.iter().flat_map(|c| &c.citations) {
+            if !verification.cited.contains(&c.source) {
+                continue;
+            }
+            let Some(text) = self.text_of(c.source) else { continue };
+            if let Some(p) = page_of(&text, &c.quote) {
+                pages.entry(c.source).or_default().push(p);
+            }
+        }
+        pages.into_iter().filter_map(|(id, p)| pages_label(&p).map(|l| (id, l))).collect()
     }
 
     /// A written report is accepted only when it cites, keeps the source

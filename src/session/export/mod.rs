@@ -12,6 +12,8 @@ mod json;
 mod markdown;
 pub mod rich;
 pub mod share;
+#[cfg(test)]
+mod tests_scholarly;
 
 use crate::engine::model::SourceId;
 use crate::engine::state::{SessionState, SourceEntry};
