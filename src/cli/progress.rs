@@ -81,12 +81,11 @@ pub fn line(record: &EventRecord, state: &SessionState) -> Option<String> {
             critique.gaps.len()
         ),
         Event::Evaluated { iteration, evaluation: e } => format!(
-            "{} evaluate: confidence {:.2} coverage {:.2} ({} of {} claims supported)",
+            "{} evaluate: confidence {:.2} coverage {:.2}; {}",
             it(iteration),
             e.confidence,
             e.coverage,
-            e.supported_claims,
-            e.claims
+            e.claims_line()
         ),
         Event::Decided { iteration, decision } => {
             format!("{} decide: {} — {}", it(iteration), decision.action, decision.detail)
@@ -96,7 +95,7 @@ pub fn line(record: &EventRecord, state: &SessionState) -> Option<String> {
         }
         Event::Error { phase, message } => format!("error in {phase}: {}", sanitize_inline(message)),
         Event::Verified { verification: v } => format!(
-            "verified: {} of {} claims supported; {} of {} cited sentences backed by their sources{}, {} unknown citation ids",
+            "verified: {} of {} claims backed by their quote (in the cited source, saying what the claim says); {} of {} cited sentences backed by their sources{}, {} unknown citation ids",
             v.claims_supported,
             v.claims_checked,
             v.statements_supported(),
@@ -176,5 +175,18 @@ mod tests {
         assert_eq!(written(Some(3)), "report written from iteration 3");
         let none = written(None);
         assert!(none.contains("no draft was written") && !none.contains('-'), "{none}");
+    }
+
+    #[test]
+    fn the_verified_line_says_what_it_checks() {
+        let v = crate::engine::model::Verification { claims_checked: 22, claims_supported: 22, ..Default::default() };
+        let l = line(&record(Event::Verified { verification: v }), &SessionState::default()).unwrap();
+        assert!(
+            l.starts_with(
+                "verified: 22 of 22 claims backed by their quote (in the cited source, saying what the claim says)"
+            ),
+            "{l}"
+        );
+        assert!(!l.contains("claims supported"), "{l}");
     }
 }

@@ -222,6 +222,7 @@ mod tests {
             unanswered: false,
             time_sensitive: false,
             held_back: None,
+            calibration: None,
         }
     }
 

@@ -214,8 +214,10 @@ fn logical(app: &App, it: &IterationRecord, width: usize) -> Vec<Line<'static>> 
             e.confidence, e.gain, e.coverage, e.aspects_addressed, e.aspects_required
         ))));
         out.push(Line::from(muted(format!(
-            "  {} of {} claims supported · {} sources cited · quality {:.2}",
-            e.supported_claims, e.claims, e.cited_sources, e.quality
+            "  {} · {} sources cited · quality {:.2}",
+            e.claims_line(),
+            e.cited_sources,
+            e.quality
         ))));
     }
     if let Some(d) = &it.decision {
