@@ -68,7 +68,7 @@ fn table(s: &Stats) -> Vec<(&'static str, String)> {
                 s.queries,
                 pct(s.search_failure_rate),
                 s.provider_fallbacks,
-                crate::text::counted(s.degraded_sessions as usize, "degraded session", "degraded sessions")
+                crate::text::counted(s.degraded_sessions, "degraded session", "degraded sessions")
             ),
         ),
         ("total cost", format!("${:.4}", s.cost_usd)),
