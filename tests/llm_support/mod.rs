@@ -27,7 +27,12 @@ pub fn settings(max_iterations: u32) -> sleuth::engine::settings::EngineSettings
         cost_budget_usd: 0.0,
         token_budget: 0,
     };
-    sleuth::engine::settings::EngineSettings::with_limits("test-session", limits)
+    let mut s = sleuth::engine::settings::EngineSettings::with_limits("test-session", limits);
+    // The scripted critiques were written for the weighted average and its
+    // 0.85 threshold; the calibrated mapping is tested on its own.
+    s.evaluate.calibration.enabled = false;
+    s.decide.confidence_threshold = 0.85;
+    s
 }
 
 /// What the server does with one call of a role.
