@@ -22,6 +22,19 @@ pub struct Aspect {
     /// is a parenthetical restatement; `usize::MAX` when not from the question.
     pub position: usize,
     pub parenthetical: bool,
+    /// How the question wrote each stem: `(stem, lowercase word, written
+    /// inside an identifier)`. A source holds a stem as asked when it has
+    /// it in prose, or in code as the same word (`analysis::holds_in`).
+    pub forms: Vec<(String, String, bool)>,
+}
+
+impl Aspect {
+    /// How the question wrote `stem`: its lowercase word and whether it
+    /// was part of an identifier. A stem the question did not write (a
+    /// related aspect's) matches in any form.
+    pub fn form<'a>(&'a self, stem: &'a str) -> (&'a str, bool) {
+        self.forms.iter().find(|f| f.0 == stem).map_or((stem, true), |f| (f.1.as_str(), f.2))
+    }
 }
 
 /// Labels of related aspects start with this.
@@ -33,6 +46,8 @@ struct Word {
     /// Its stems as a source's text would give them: one per part of a
     /// compound like `thread-safe` or `std::sync::Mutex`.
     stems: Vec<String>,
+    /// Per stem: the lowercase word and whether it is part of an identifier.
+    forms: Vec<(String, String, bool)>,
     /// A stopword or punctuation ends a run.
     breaks: bool,
     position: usize,
@@ -44,8 +59,14 @@ struct Word {
 fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
     let mut out = Vec::new();
     let mut in_parens = false;
-    let brk =
-        |position, in_parens| Word { surface: String::new(), stems: Vec::new(), breaks: true, position, in_parens };
+    let brk = |position, in_parens| Word {
+        surface: String::new(),
+        stems: Vec::new(),
+        forms: Vec::new(),
+        breaks: true,
+        position,
+        in_parens,
+    };
     // A capitalised function word opening a sentence ("… explicitly. Why
     // …") is a function word, not a name.
     let mut sentence_start = true;
@@ -62,7 +83,14 @@ fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
             // A symbol on its own, like the `?` in "the ? operator".
             let sym = raw.trim_matches(|c: char| c == ',' || c == '"');
             if !sym.is_empty() && !sym.chars().any(char::is_alphanumeric) && raw.len() <= 3 {
-                out.push(Word { surface: sym.to_string(), stems: Vec::new(), breaks: false, position, in_parens });
+                out.push(Word {
+                    surface: sym.to_string(),
+                    stems: Vec::new(),
+                    forms: Vec::new(),
+                    breaks: false,
+                    position,
+                    in_parens,
+                });
             }
             continue;
         }
@@ -72,8 +100,14 @@ fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
             || (is_stopword(&alnum) && !is_identifier(&alnum, if opens_sentence { 0 } else { position }));
         // The text's own tokenization, so that the key terms of `thread-safe`
         // are `thread` and `safe`, as in every source that says it.
-        let stems = if stop { Vec::new() } else { stemmer.words(bare, true).into_iter().map(|(s, _)| s).collect() };
-        out.push(Word { surface: trimmed.to_string(), stems, breaks: stop, position, in_parens });
+        let tokens = if stop { Vec::new() } else { stemmer.tokens(bare, true) };
+        // A word of several tokens (`Cargo.lock`, `std::env::var`,
+        // `leading_zeros`) is an identifier: its parts match identifier parts.
+        let compound = tokens.len() > 1;
+        let forms: Vec<(String, String, bool)> =
+            tokens.iter().map(|t| (t.stem.clone(), t.surface.to_lowercase(), compound)).collect();
+        let stems = tokens.into_iter().map(|t| t.stem).collect();
+        out.push(Word { surface: trimmed.to_string(), stems, forms, breaks: stop, position, in_parens });
         if ends_clause {
             out.push(brk(position, in_parens));
         }
@@ -126,10 +160,12 @@ pub fn aspects(question: &str, stemmer: &mut Stemmer, weights: &Weights, max: us
             .collect();
         let rest: f64 = stems.iter().map(|s| weights.of(s)).sum::<f64>() - top;
         let label = r.iter().map(|w| w.surface.as_str()).collect::<Vec<_>>().join(" ");
+        let forms = r.iter().flat_map(|w| w.forms.iter().cloned()).collect();
         let aspect = Aspect {
             label,
             key,
             stems,
+            forms,
             weight: top + 0.25 * rest,
             related: false,
             position: r[0].position,
@@ -199,6 +235,7 @@ fn comparison(question: &str, aspects: &[Aspect]) -> Option<Aspect> {
         label: format!("{} vs {}", first.label, second.label),
         key: vec![ka.clone(), kb.clone()],
         stems: first.stems.iter().chain(&second.stems).cloned().collect(),
+        forms: first.forms.iter().chain(&second.forms).cloned().collect(),
         weight: (first.weight + second.weight) / 2.0,
         related: false,
         position: first.position,
@@ -215,6 +252,7 @@ pub fn from_related_label(label: &str, stemmer: &mut Stemmer, weights: &Weights)
         label: label.to_string(),
         key: stems.clone(),
         stems,
+        forms: Vec::new(),
         weight: 0.7 * weight,
         related: true,
         position: usize::MAX,
