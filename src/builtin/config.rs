@@ -59,6 +59,11 @@ pub struct BuiltinConfig {
     pub answer_weights: super::direct::AnswerPartWeights,
     /// DRAFT: how sentences are weighed in the aspects' sections.
     pub draft_weights: DraftWeights,
+    /// REVIEW, DRAFT, CRITIQUE: a question word found only inside an
+    /// identifier (`leading_zeros` for "leading zeros") is evidence only
+    /// when it is the same word (`extern` for "extern") or the question
+    /// wrote it in code too; `false` counts every occurrence.
+    pub word_sense_in_code: bool,
 }
 
 /// `[builtin.draft_weights]`: a sentence's worth in an aspect's section is
@@ -94,6 +99,7 @@ impl BuiltinConfig {
             heading_gain: self.heading_gain,
             subject_gain: self.subject_gain,
             max_sources: self.draft_sources,
+            opening_sources: self.opening_sources,
             weights: self.answer_weights,
         }
     }
@@ -124,6 +130,7 @@ impl Default for BuiltinConfig {
             subject_gain: 1.0,
             answer_weights: super::direct::AnswerPartWeights::default(),
             draft_weights: DraftWeights::default(),
+            word_sense_in_code: true,
         }
     }
 }

@@ -64,30 +64,46 @@ pub struct DirectSettings {
     pub subject_gain: f64,
     /// Sources weighed, at most.
     pub max_sources: usize,
+    /// Only the first this many sources may open the answer as the page
+    /// the question names; 0 turns that off.
+    pub opening_sources: usize,
     /// How a sentence's worth as an answer is made.
     pub weights: AnswerPartWeights,
 }
 
 /// `[builtin.answer_weights]`: a sentence's worth in the direct answer is
 /// `(literal + part × its part's score relative to the best part + cue +
-/// opening + subject_opening) × (1 - relevance + relevance × its source's
-/// review relevance)`, where `literal` is the share of the question the
-/// sentence holds itself, `cue` counts when it reads as the kind of answer
-/// asked for, `opening` when it opens its part, `subject_opening` when that
-/// part opens the page the question names.
+/// opening + heading × its heading's share + subject_opening) × (1 -
+/// relevance + relevance × its source's review relevance)`, where `literal`
+/// is the share of the question the sentence holds itself, `cue` counts
+/// when it reads as the kind of answer asked for, `opening` and `heading`
+/// when it opens its part, `subject_opening` when that part opens the page
+/// the question names. A sentence holding none of the question is quoted
+/// only as the opening of a part whose heading holds at least
+/// `heading_alone` of the question, or of the page the question names.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct AnswerPartWeights {
     pub part: f64,
     pub cue: f64,
     pub opening: f64,
+    pub heading: f64,
+    pub heading_alone: f64,
     pub subject_opening: f64,
     pub relevance: f64,
 }
 
 impl Default for AnswerPartWeights {
     fn default() -> Self {
-        Self { part: 0.2, cue: 0.1, opening: 0.2, subject_opening: 0.5, relevance: 0.45 }
+        Self {
+            part: 0.2,
+            cue: 0.1,
+            opening: 0.2,
+            heading: 0.5,
+            heading_alone: 0.5,
+            subject_opening: 0.5,
+            relevance: 0.45,
+        }
     }
 }
 
@@ -161,7 +177,7 @@ fn weigh(sources: &[Src<'_>], focus: &Focus<'_>, w: &Weights, s: &DirectSettings
                 continue;
             }
             let heading = focus.share(&heads);
-            let named = subject && part.opening;
+            let named = subject && part.opening && si < s.opening_sources;
             let score = topic
                 * (0.55 + 0.45 * rel)
                 * (1.0 + s.heading_gain * heading)
@@ -236,10 +252,13 @@ pub fn direct_answer(
             let literal = focus.share(&focus.aspects.iter().map(|a| sentence_support(a, an, i, w).literal).collect::<Vec<_>>());
             let cue = focus.kinds.iter().any(|&k| answers_kind(text, k));
             let opens = opening == Some(i) && !refers_back(text);
+            if literal <= 0.0 && !(opens && (p.subject || p.heading >= s.weights.heading_alone)) {
+                continue;
+            }
             let worth = (literal
                 + s.weights.part * p.score / top
                 + if cue { s.weights.cue } else { 0.0 }
-                + if opens { s.weights.opening } else { 0.0 }
+                + if opens { s.weights.opening + s.weights.heading * p.heading } else { 0.0 }
                 + if opens && p.subject { s.weights.subject_opening } else { 0.0 })
                 * (1.0 - s.weights.relevance + s.weights.relevance * rel);
             picks.push(Pick { part: pi, sentence: i, worth });
@@ -267,13 +286,12 @@ pub fn direct_answer(
         words += src.an.sentences[pick.sentence].words;
         chosen.push(pick);
     }
-    // Parts in the order of their best sentence; sentences in page order.
-    let mut order: Vec<usize> = Vec::new();
-    for c in &chosen {
-        if !order.contains(&c.part) {
-            order.push(c.part);
-        }
-    }
+    // Parts in the order of their score (the part about the question
+    // first, even when another part repeats more of its words); sentences
+    // in page order.
+    let mut order: Vec<usize> = chosen.iter().map(|c| c.part).collect();
+    order.sort_unstable();
+    order.dedup();
     let wants_code = focus.kinds.contains(&Kind::How) || focus.aspects.iter().any(|a| a.forms.iter().any(|f| f.2));
     let wanted: Vec<&str> = focus.aspects.iter().flat_map(|a| a.key.iter().map(String::as_str)).collect();
     let mut pieces = Vec::new();
@@ -300,6 +318,12 @@ pub fn direct_answer(
                 Some(prev) if first <= prev.1 + 1 => prev.1 = prev.1.max(last),
                 _ => spans.push((first, last)),
             }
+        }
+        // An example is relevant when it holds a term of the question or of
+        // the sentences quoted from its part.
+        let mut wanted = wanted.clone();
+        for &(first, last) in &spans {
+            wanted.extend((first..=last).flat_map(|k| an.sentences[k].stems.iter().map(String::as_str)));
         }
         pieces.extend(spans.into_iter().map(|(first, last)| Piece::Span { source: p.source, first, last }));
         if wants_code && examples < s.max_examples && n < 2 {

@@ -113,7 +113,12 @@ impl BuiltinReasoner {
     }
 
     fn aspects(&self, question: &str, weights: &Weights, stemmer: &mut Stemmer) -> Vec<Aspect> {
-        aspects::aspects(question, stemmer, weights, self.cfg.max_aspects)
+        let mut asked = aspects::aspects(question, stemmer, weights, self.cfg.max_aspects);
+        if !self.cfg.word_sense_in_code {
+            // Every form matches: a word inside an identifier counts as the word.
+            asked.iter_mut().flat_map(|a| a.forms.iter_mut()).for_each(|f| f.2 = true);
+        }
+        asked
     }
 
     /// The question's aspects plus the related ones an earlier critique
