@@ -41,6 +41,15 @@ async def main(binary: str, corpus: str) -> None:
             tools = await session.list_tools()
             names = sorted(t.name for t in tools.tools)
             print("tools: " + ", ".join(names))
+            # A limit out of the configuration's range is an error, not a session.
+            try:
+                await session.call_tool("research", {"question": "What is widget 9?", "max_iterations": 1000})
+                raise AssertionError("max_iterations 1000 was accepted")
+            except Exception as e:  # the package's error class was renamed across versions
+                if isinstance(e, AssertionError):
+                    raise
+                assert "must be between 1 and 100 (got 1000)" in str(e), e
+                print("refused: max_iterations 1000")
             result = await session.call_tool(
                 "research",
                 {"question": "What is the latency of widget 9?", "preset": "simple"},

@@ -1,8 +1,9 @@
 //! The import check: reads every `crate::…` path under `src/` (the `use
 //! crate::` lines and paths written inline), folds them into a graph of
 //! top-level modules, and fails on a cycle or on an import against the
-//! layers (README, "Code map"): entry points > builder > config > adapters
-//! > engine > the helpers below all. Runs in CI with the other tests.
+//! layers (ARCHITECTURE.md): entry points > the session service
+//! (`research`) > builder > config > adapters > engine > the helpers below
+//! all. Runs in CI with the other tests.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -15,6 +16,7 @@ type Graph = BTreeMap<String, BTreeSet<String>>;
 const LAYERS: &[(&str, u8)] = &[
     ("text", 0),
     ("paths", 0),
+    ("files", 0),
     ("resilience", 0),
     ("tls", 0),
     ("engine", 1),
@@ -24,20 +26,21 @@ const LAYERS: &[(&str, u8)] = &[
     ("session", 2),
     ("config", 3),
     ("builder", 4),
-    ("cli", 5),
-    ("tui", 5),
-    ("serve", 5),
-    ("mcp", 5),
+    ("research", 5),
+    ("cli", 6),
+    ("tui", 6),
+    ("serve", 6),
+    ("mcp", 6),
 ];
 
 /// Imports within a layer that are allowed, one way only: the built-in
 /// reasoner reads the local corpus's statistics and stems words with the
 /// index's analyzer (builtin → search); the LLM reasoner reviews without a
 /// model through the built-in one (llm → builtin); the CLI starts the TUI,
-/// the server and the MCP server; the MCP server runs its sessions as the
-/// HTTP server's jobs (mcp → serve).
+/// the server and the MCP server. The MCP server and the HTTP server share
+/// their jobs through the session service, never one another.
 const SIDEWAYS: &[(&str, &str)] =
-    &[("builtin", "search"), ("llm", "builtin"), ("cli", "tui"), ("cli", "serve"), ("cli", "mcp"), ("mcp", "serve")];
+    &[("builtin", "search"), ("llm", "builtin"), ("cli", "tui"), ("cli", "serve"), ("cli", "mcp")];
 
 fn layer(module: &str) -> Option<u8> {
     LAYERS.iter().find(|(m, _)| *m == module).map(|(_, l)| *l)
@@ -184,6 +187,18 @@ fn the_check_finds_a_cycle_and_an_upward_import() {
     let cycle = find_cycle(&graph).expect("engine ↔ search");
     assert_eq!(cycle.first(), cycle.last());
     assert_eq!(against_layers(&graph), vec!["engine imports search".to_string()]);
+}
+
+#[test]
+fn the_entry_points_reach_sessions_through_the_service_and_mcp_never_through_serve() {
+    let graph = graph_of(&src());
+    for entry in ["cli", "serve", "mcp"] {
+        assert!(graph[entry].contains("research"), "{entry} uses the session service: {:?}", graph[entry]);
+    }
+    assert!(!graph["mcp"].contains("serve"), "mcp imports serve: {:?}", graph["mcp"]);
+    assert!(!graph["mcp"].contains("builder"), "mcp builds no parts itself: {:?}", graph["mcp"]);
+    let mcp_on_serve: Graph = [("mcp".to_string(), BTreeSet::from(["serve".to_string()]))].into_iter().collect();
+    assert_eq!(against_layers(&mcp_on_serve), vec!["mcp imports serve".to_string()]);
 }
 
 #[test]

@@ -221,7 +221,7 @@ async fn three_malformed_replies_degrade_the_phase_and_the_session_finishes() {
     }
     let sink = MemorySink::default();
     let state = session(reasoner(&config(&fake)), llm_support::settings(2), 6, Box::new(sink.clone())).await;
-    let err = state.errors.iter().find(|e| e.phase == "critique").expect("an error event for critique");
+    let err = state.errors.iter().find(|e| e.phase.as_str() == "critique").expect("an error event for critique");
     assert!(err.message.contains("after 3 attempt(s)") && err.message.contains("no JSON object"), "{}", err.message);
     assert_eq!(err.iteration, 1);
     // The phase degraded to the fallback critique; the loop went on.

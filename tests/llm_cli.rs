@@ -143,7 +143,7 @@ async fn a_session_log_keeps_the_key_out_even_when_the_server_echoes_it() {
     let (engine, handle) = Engine::new(settings, parts, SessionState::default());
     handle.commands.send(EngineCommand::Start { question: "How do widgets connect to gadgets?".into() }).unwrap();
     let state = engine.run().await.unwrap();
-    let err = state.errors.iter().find(|e| e.phase == "plan").expect("the 401 was recorded");
+    let err = state.errors.iter().find(|e| e.phase.as_str() == "plan").expect("the 401 was recorded");
     assert!(err.message.contains("HTTP 401") && err.message.contains("[redacted]"), "{}", err.message);
     let log = std::fs::read_to_string(dir.log_path()).unwrap();
     assert!(log.contains("Incorrect API key provided: [redacted]"));

@@ -15,15 +15,18 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use serve_support::{corpus_flag, listed, mercury_docs};
 
-/// Counts the progress notifications the server sends.
+/// Counts the progress notifications the server sends, and keeps their messages.
 #[derive(Clone, Default)]
 struct Counting {
     progress: Arc<AtomicUsize>,
+    messages: Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl ClientHandler for Counting {
     async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
-        assert!(params.message.is_some_and(|m| !m.is_empty()));
+        let message = params.message.unwrap_or_default();
+        assert!(!message.is_empty());
+        self.messages.lock().expect("lock").push(message);
         self.progress.fetch_add(1, Ordering::SeqCst);
     }
 }
@@ -48,7 +51,19 @@ async fn an_mcp_client_researches_gets_progress_and_answers_an_ask() {
     .expect("spawn");
     let handler = Counting::default();
     let progress = handler.progress.clone();
+    let messages = handler.messages.clone();
+    // Answered at once: nothing is indexed before the first call needs it.
+    let started = std::time::Instant::now();
     let client = handler.serve(transport).await.expect("initialize");
+    assert!(started.elapsed() < std::time::Duration::from_secs(10), "initialize took {:?}", started.elapsed());
+    assert!(!home.join("index").exists(), "no index before a call needs one");
+
+    // A limit out of the config's range is refused as the config refuses it.
+    let params = CallToolRequestParams::new("research")
+        .with_arguments(args(json!({"question": "What is the latency of widget 5?", "max_iterations": 1000})));
+    let refused = client.call_tool(params).await.expect_err("out of range");
+    assert!(refused.to_string().contains("max_iterations`: must be between 1 and 100 (got 1000)"), "{refused}");
+    assert!(listed(&home).is_empty(), "nothing was started");
 
     let info = client.peer_info().expect("server info");
     assert_eq!(info.server_info.as_ref().map(|i| i.name.as_str()), Some("sleuth"));
@@ -69,6 +84,8 @@ async fn an_mcp_client_researches_gets_progress_and_answers_an_ask() {
     assert!(structured["sources"].as_array().is_some_and(|s| !s.is_empty()), "{structured}");
     let first_id = structured["session_id"].as_str().expect("session").to_string();
     assert!(progress.load(Ordering::SeqCst) > 0, "progress notifications were sent");
+    let said = messages.lock().expect("lock").clone();
+    assert!(said.iter().any(|m| m.contains("index")), "the first call said it was indexing: {said:?}");
 
     // An ambiguous question comes back as a question to answer with `answer`.
     let params = CallToolRequestParams::new("research").with_arguments(args(json!({"question": "What is mercury?"})));
@@ -117,31 +134,27 @@ async fn an_mcp_client_researches_gets_progress_and_answers_an_ask() {
 }
 
 /// The Python `mcp` package's stdio client (a client we did not write)
-/// against the real binary; skipped when that package is not installed.
+/// against the real binary; skipped when that package is not installed,
+/// failed instead in CI.
 #[test]
 fn the_python_mcp_client_lists_tools_and_researches() {
     let python = std::env::var("SLEUTH_TEST_PYTHON").unwrap_or_else(|_| "python3".into());
     let probe = std::process::Command::new(&python).args(["-c", "import mcp"]).output();
-    if !probe.is_ok_and(|o| o.status.success()) {
-        eprintln!(
-            "skipped: `{python}` has no `mcp` package (pip install mcp; SLEUTH_TEST_PYTHON picks the interpreter)"
-        );
+    let install = "pip install mcp; SLEUTH_TEST_PYTHON picks the interpreter";
+    if support::bin::missing_tool("the Python `mcp` package", probe.is_ok_and(|o| o.status.success()), install) {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
     let (docs, home) = (dir.path().join("docs"), dir.path().join("home"));
     support::e2e::write_corpus(&docs);
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/mcp_client.py");
-    let out = std::process::Command::new(&python)
-        .arg(script)
-        .arg(assert_cmd::cargo::cargo_bin("sleuth"))
-        .arg(&docs)
-        .env("SLEUTH_HOME", &home)
-        .output()
-        .expect("runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let mut cmd = std::process::Command::new(&python);
+    cmd.arg(script).arg(assert_cmd::cargo::cargo_bin("sleuth")).arg(&docs).env("SLEUTH_HOME", &home);
+    let out = support::bin::run_limited(cmd, "", support::bin::DEFAULT_LIMIT);
+    let stdout = out.stdout;
+    assert_eq!(out.code, Some(0), "{stdout}\n{}", out.stderr);
     assert!(stdout.contains("tools: answer, get_report, list_sessions, research, search"), "{stdout}");
+    assert!(stdout.contains("refused: max_iterations 1000"), "{stdout}");
     assert!(stdout.contains("research: finished"), "{stdout}");
 }
 

@@ -494,3 +494,260 @@ async fn sigterm_while_a_session_waits_on_its_question_leaves_it_waiting_and_res
     let row = listed(&home).into_iter().find(|s| s["id"] == id.as_str()).expect("listed");
     assert_eq!(row["status"], "finished", "{row}");
 }
+
+/// `curl` with `args`, printing the status code last: (status, body).
+fn curl(args: &[&str]) -> (u16, String) {
+    let mut cmd = std::process::Command::new("curl");
+    cmd.args(["-s", "-m", "30", "-w", "\n%{http_code}"]).args(args);
+    let ran = support::bin::run_limited(cmd, "", Duration::from_secs(60));
+    let (body, code) = ran.stdout.rsplit_once('\n').unwrap_or(("", ""));
+    (code.trim().parse().unwrap_or(0), body.to_string())
+}
+
+/// A page on another origin may send a "simple" request (no preflight):
+/// `text/plain`, its own `Origin`. A DNS-rebinding page reaches 127.0.0.1
+/// under its own name, which is the `Host` its browser sends. Both are
+/// refused by the real server, and nothing is started or read; the same
+/// requests from a program on this machine (or a listed proxy name) work.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_on_other_origins_and_rebinding_pages_cannot_use_the_server() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (corpus, home) = (dir.path().join("docs"), dir.path().join("home"));
+    support::e2e::write_corpus(&corpus);
+    let server = Server::start(
+        &home,
+        &["--set", &corpus_flag(&corpus), "--set", r#"serve.allowed_hosts=["sleuth.example.org"]"#],
+        &[],
+    );
+    let run = server.url("/run");
+    let task = r#"{"task": "What is the latency of widget 7?", "async": true}"#;
+    // The browser's simple cross-origin POST, as a page's fetch() sends it.
+    let (code, body) = curl(&[
+        "-X",
+        "POST",
+        "-H",
+        "Origin: http://evil.example",
+        "-H",
+        "Content-Type: text/plain",
+        "--data",
+        task,
+        &run,
+    ]);
+    assert_eq!(code, 403, "{body}");
+    assert!(body.contains("\"forbidden\"") && body.contains("other origins"), "{body}");
+    // The same with JSON declared: the Origin alone refuses it.
+    let (code, body) =
+        curl(&["-X", "POST", "-H", "Origin: null", "-H", "Content-Type: application/json", "--data", task, &run]);
+    assert_eq!(code, 403, "{body}");
+    // A form or text/plain body from anywhere: 415 with the error JSON.
+    let (code, body) = curl(&["-X", "POST", "-H", "Content-Type: text/plain", "--data", task, &run]);
+    assert_eq!(code, 415, "{body}");
+    let e: Value = serde_json::from_str(&body).expect("error json");
+    assert_eq!(e["error"]["type"], "unsupported_media_type", "{e}");
+    let (code, _) = curl(&["-X", "POST", "--data", task, &run]);
+    assert_eq!(code, 415, "curl's default form type");
+    assert!(session_dirs(&home).is_empty(), "nothing was started");
+
+    // DNS rebinding: the page's own name in Host, for reads too.
+    let port = server.base.rsplit(':').next().expect("port").to_string();
+    for path in ["/sessions", "/healthz", "/sessions/last/report", "/search?q=widget"] {
+        let (code, body) = curl(&["-H", &format!("Host: rebind.evil.example:{port}"), &server.url(path)]);
+        assert_eq!(code, 403, "{path}: {body}");
+        assert!(body.contains("does not name this server"), "{body}");
+    }
+
+    // A program on this machine, a same-origin page, a listed proxy name.
+    let (code, body) = curl(&["-X", "POST", "-H", "Content-Type: application/json", "--data", task, &run]);
+    assert_eq!(code, 202, "{body}");
+    let same_origin = format!("Origin: {}", server.base);
+    let (code, body) = curl(&["-H", &same_origin, &server.url("/sessions")]);
+    assert_eq!(code, 200, "{body}");
+    for host in [format!("localhost:{port}"), "sleuth.example.org".to_string()] {
+        let (code, body) = curl(&["-H", &format!("Host: {host}"), &server.url("/healthz")]);
+        assert_eq!(code, 200, "{host}: {body}");
+    }
+    let (code, body) = curl(&["-H", "Origin: https://sleuth.example.org", &server.url("/sessions")]);
+    assert_eq!(code, 200, "{body}");
+}
+
+/// The HTTP errors a client meets, each with the error JSON and words a
+/// person reads (no Rust type names).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_errors_say_what_is_wrong_in_the_error_json() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (corpus, home) = (dir.path().join("docs"), dir.path().join("home"));
+    support::e2e::write_corpus(&corpus);
+    let server = Server::start(&home, &["--set", &corpus_flag(&corpus)], &[("SLEUTH_SERVE_TOKEN", "s3cret-t0ken")]);
+    let c = client();
+    let auth = |r: reqwest::RequestBuilder| r.header("authorization", "bearer s3cret-t0ken");
+
+    // The config's range for max_iterations (1..100), named by the body's field.
+    let r = auth(c.post(server.url("/run"))).json(&json!({"task": "q", "max_iters": 1000})).send().await.expect("run");
+    assert_eq!(r.status().as_u16(), 400);
+    let e: Value = r.json().await.expect("json");
+    assert_eq!(e["error"]["field"], "max_iters", "{e}");
+    assert_eq!(e["error"]["message"], "must be between 1 and 100 (got 1000)", "{e}");
+    let r = auth(c.post(server.url("/run"))).json(&json!({"task": "q", "max_iters": -3})).send().await.expect("run");
+    let e: Value = r.json().await.expect("json");
+    assert!(!e["error"]["message"].as_str().unwrap_or_default().contains("u32"), "{e}");
+    // Bad JSON names no `?` field.
+    let r = auth(c.post(server.url("/run")))
+        .header("content-type", "application/json")
+        .body(r#"{"task": "q", "max_iters": }"#)
+        .send()
+        .await
+        .expect("run");
+    assert_eq!(r.status().as_u16(), 400);
+    let e: Value = r.json().await.expect("json");
+    assert_ne!(e["error"]["field"], "?", "{e}");
+    // A question over research.max_question_chars.
+    let long = "why ".repeat(3_000);
+    let r = auth(c.post(server.url("/run"))).json(&json!({"task": long})).send().await.expect("run");
+    assert_eq!(r.status().as_u16(), 400);
+    let e: Value = r.json().await.expect("json");
+    assert_eq!(e["error"]["field"], "task", "{e}");
+    assert!(e["error"]["message"].as_str().unwrap_or_default().contains("max_question_chars"), "{e}");
+    // GET /run: 405 with the error JSON.
+    let r = auth(c.get(server.url("/run"))).send().await.expect("get");
+    assert_eq!(r.status().as_u16(), 405);
+    let e: Value = r.json().await.expect("a body");
+    assert_eq!(e["error"]["type"], "method_not_allowed", "{e}");
+    // Health without the token; a missing token and a wrong one told apart.
+    let (code, health) = get_json(&c, &server.url("/healthz")).await;
+    assert_eq!((code, health["status"].as_str()), (200, Some("ok")), "{health}");
+    let (code, missing) = get_json(&c, &server.url("/sessions")).await;
+    let r = c.get(server.url("/sessions")).bearer_auth("nope").send().await.expect("wrong");
+    assert_eq!((code, r.status().as_u16()), (401, 401));
+    let wrong: Value = r.json().await.expect("json");
+    assert_ne!(missing["error"]["message"], wrong["error"]["message"], "{missing} {wrong}");
+    assert!(missing["error"]["message"].as_str().unwrap_or_default().contains("none was sent"), "{missing}");
+    // Cancel of an ended job says so in words.
+    let r = auth(c.post(server.url("/run")))
+        .json(&json!({"task": "What is the latency of widget 7?", "complexity_tier": "simple"}))
+        .send()
+        .await
+        .expect("run");
+    let done: Value = r.json().await.expect("json");
+    let job = done["job_id"].as_str().expect("job");
+    let r = auth(c.post(server.url(&format!("/jobs/{job}/cancel")))).json(&json!({})).send().await.expect("cancel");
+    assert_eq!(r.status().as_u16(), 409);
+    let e: Value = r.json().await.expect("json");
+    let message = e["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("has ended (") && !message.contains("status: F"), "{e}");
+}
+
+/// Bound before anything is built: while the model's endpoint is checked
+/// (here, slowly) the server answers 503 with Retry-After, health included;
+/// a signal stops it at once; a second server on the same port fails at
+/// once, saying so once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_listens_at_once_answers_503_until_ready_and_stops_on_a_signal_at_once() {
+    use wiremock::matchers::{method, path};
+    let model = wiremock::MockServer::start().await;
+    wiremock::Mock::given(method("GET"))
+        .and(path("/v1/models"))
+        .respond_with(
+            wiremock::ResponseTemplate::new(200)
+                .set_body_json(json!({"data": [{"id": "m"}]}))
+                .set_delay(Duration::from_secs(30)),
+        )
+        .mount(&model)
+        .await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (corpus, home) = (dir.path().join("docs"), dir.path().join("home"));
+    support::e2e::write_corpus(&corpus);
+    let sets = [
+        "--set".to_string(),
+        corpus_flag(&corpus),
+        "--set".into(),
+        "research.reasoner=\"llm\"".into(),
+        "--set".into(),
+        format!("llm.base_url=\"{}/v1\"", model.uri()),
+        "--set".into(),
+        "llm.model=\"m\"".into(),
+    ];
+    let args: Vec<&str> = sets.iter().map(String::as_str).collect();
+    let started = Instant::now();
+    let server = Server::listening(&home, &args, &[]);
+    assert!(started.elapsed() < Duration::from_secs(20), "listening before the model answered");
+    let c = client();
+    let r = c.get(server.url("/healthz")).send().await.expect("health");
+    assert_eq!(r.status().as_u16(), 503);
+    assert!(r.headers().get("retry-after").is_some());
+    let e: Value = r.json().await.expect("json");
+    assert_eq!(e["error"]["type"], "starting", "{e}");
+    let (code, e) = post_json(&c, &server.url("/run"), json!({"task": "What is the latency of widget 7?"})).await;
+    assert_eq!((code, e["error"]["type"].as_str()), (503, Some("starting")), "{e}");
+    let (code, _) = get_json(&c, &server.url("/sessions")).await;
+    assert_eq!(code, 200, "the store reads without the runtime");
+
+    // The same port again: refused at once, said once.
+    let port = server.base.rsplit(':').next().expect("port").to_string();
+    let again = support::bin::sleuth(&home, &["serve", "--bind", &format!("127.0.0.1:{port}")]);
+    assert_eq!(again.code, Some(1), "{}", again.stderr);
+    assert_eq!(again.stderr.matches("cannot listen on").count(), 1, "{}", again.stderr);
+    assert_eq!(again.stderr.matches("in use").count(), 1, "the OS error once: {}", again.stderr);
+
+    let stopping = Instant::now();
+    let status = server.terminate();
+    assert!(status.success(), "{status:?}");
+    assert!(stopping.elapsed() < Duration::from_secs(5), "stopped at once: {:?}", stopping.elapsed());
+}
+
+#[test]
+fn a_name_and_port_bind_and_serve_options_are_checked_as_the_config_is() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = dir.path().join("home");
+    let corpus = dir.path().join("docs");
+    support::e2e::write_corpus(&corpus);
+    let mut cmd = support::bin::sleuth_command(&home);
+    cmd.args(["serve", "--bind", "localhost:0", "--set", &corpus_flag(&corpus)]);
+    let mut child = cmd.stdin(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).spawn().expect("spawn");
+    let lines = support::bin::Lines::follow(child.stderr.take().expect("stderr"));
+    let line = lines.wait_for("listening on", Duration::from_secs(60));
+    assert!(line.contains("http://127.0.0.1:"), "{line}");
+    let _ = child.kill();
+    let _ = child.wait();
+    let ran = support::bin::sleuth(&home, &["serve", "--max-queued", "1000000"]);
+    assert_eq!(ran.code, Some(1));
+    assert!(ran.stderr.contains("--max-queued: must be between 0 and 100000"), "{}", ran.stderr);
+}
+
+/// A model's endpoint that does not answer: the server still listens and
+/// serves the store; health and `/run` say why with 503 `unavailable`
+/// (not `500 internal`), naming the endpoint.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_model_is_a_503_saying_so() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (corpus, home) = (dir.path().join("docs"), dir.path().join("home"));
+    support::e2e::write_corpus(&corpus);
+    // A port nothing listens on.
+    let dead = std::net::TcpListener::bind("127.0.0.1:0").expect("port").local_addr().expect("addr").port();
+    let sets = [
+        "--set".to_string(),
+        corpus_flag(&corpus),
+        "--set".into(),
+        "research.reasoner=\"llm\"".into(),
+        "--set".into(),
+        format!("llm.base_url=\"http://127.0.0.1:{dead}/v1\""),
+        "--set".into(),
+        "llm.model=\"m\"".into(),
+        "--set".into(),
+        "llm.attempts=1".into(),
+    ];
+    let args: Vec<&str> = sets.iter().map(String::as_str).collect();
+    let server = Server::listening(&home, &args, &[]);
+    server.lines.wait_for("cannot start the research parts", Duration::from_secs(120));
+    let c = client();
+    let r = c.get(server.url("/healthz")).send().await.expect("health");
+    assert_eq!(r.status().as_u16(), 503);
+    let e: Value = r.json().await.expect("json");
+    assert_eq!(e["error"]["type"], "unavailable", "{e}");
+    let (code, e) = post_json(&c, &server.url("/run"), json!({"task": "What is the latency of widget 7?"})).await;
+    assert_eq!((code, e["error"]["type"].as_str()), (503, Some("unavailable")), "{e}");
+    let message = e["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains(&format!("127.0.0.1:{dead}")), "names the endpoint: {e}");
+    assert_eq!(e["error"]["retryable"], true);
+    let (code, _) = get_json(&c, &server.url("/sessions")).await;
+    assert_eq!(code, 200);
+}

@@ -185,6 +185,31 @@ fn killed_at_twenty_points_from_startup_to_the_report_no_session_is_damaged_and_
         // Each session is resumed already; the next kill starts afresh.
         std::fs::remove_dir_all(SessionDir::new(&home.join("sessions"), &id).path).unwrap();
     }
+    // A SIGKILL leaves a prefix of the append-only log. The report takes
+    // milliseconds, so on a loaded machine no live kill above may land in
+    // it: the reference session cut just after its decision to output (and
+    // with the next line torn in half) is exactly what such a kill leaves.
+    for (cut, torn) in [(output_line, false), (output_line, true), (output_line + 1, false)] {
+        let point = format!("log cut after line {cut} (torn next line: {torn})");
+        let cut_home = tmp.path().join(format!("cut-{cut}-{torn}"));
+        copy_dir(&indexed.join("index"), &cut_home.join("index"));
+        let from = SessionDir::new(&indexed.join("sessions"), &reference);
+        let to = SessionDir::new(&cut_home.join("sessions"), &reference);
+        std::fs::create_dir_all(&to.path).unwrap();
+        if from.sources_dir().exists() {
+            copy_dir(&from.sources_dir(), &to.sources_dir());
+        }
+        let lines = log_lines(&indexed, &reference);
+        let mut text: String = lines[..cut].concat();
+        if torn {
+            let next = &lines[cut];
+            text.push_str(&next[..next.len() / 2]);
+        }
+        std::fs::write(to.log_path(), text).unwrap();
+        phases.push(phase(&cut_home, &reference));
+        assert_listed_then_resumed(&cut_home, &point);
+        points += 1;
+    }
     eprintln!("kill points: {phases:?}");
     assert!(points >= 20, "{points} kill points");
     for wanted in ["mid-iteration", "writing the report"] {

@@ -10,12 +10,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use sleuth::engine::memory::{InMemoryStore, MemorySettings, MemoryStore};
-use sleuth::engine::model::{Action, Severity};
+use sleuth::engine::model::Severity;
 use sleuth::engine::protocol::{Command, Event, EventRecord};
 use sleuth::engine::{Engine, SessionState};
 use sleuth::session::list::{Status, list_one, list_sessions};
 use sleuth::session::memory::FileMemoryStore;
-use sleuth::session::summary::{Freshness, LoggedStatus, load_summary};
+use sleuth::session::summary::{Freshness, SessionSummary, load_summary};
 use sleuth::session::{
     NewSessionLog, OpenError, Redactor, SessionDir, SessionLog, follow_up, fork, open_session, read_log,
 };
@@ -60,6 +60,10 @@ fn memory() -> Arc<dyn MemoryStore> {
 
 fn records(root: &Path, id: &str) -> Vec<EventRecord> {
     read_log(&SessionDir::new(root, id).log_path()).unwrap().records
+}
+
+fn current_schema() -> String {
+    format!("\"schema_version\":{}", sleuth::engine::protocol::SCHEMA_VERSION)
 }
 
 fn assert_gapless(records: &[EventRecord]) {
@@ -151,9 +155,9 @@ async fn a_session_waiting_on_an_ask_asks_again_when_resumed() {
     let ask = waiting.open_ask().expect("an open ask").clone();
     let listed = list_one(&SessionDir::new(&root, "asking"));
     assert_eq!(listed.status, Status::WaitingOnAsk);
-    assert!(
-        matches!(listed.summary.unwrap().status, LoggedStatus::WaitingOnAsk { ref question } if *question == ask.clarification.question)
-    );
+    let summary = listed.summary.unwrap();
+    assert_eq!(summary.status, Status::WaitingOnAsk);
+    assert_eq!(summary.waiting_on.as_deref(), Some(ask.clarification.question.as_str()));
 
     let done =
         resume(&root, "asking", support::settings(3), ScriptedReasoner::new(ask_turns()), OnAsk::Choose(1)).await;
@@ -291,8 +295,7 @@ async fn damaged_logs_are_listed_as_damaged_and_never_hide_the_others() {
     let mut garbage = lines.clone();
     garbage[3] = "{not json at all".into();
     let middle = damaged("20250103-000000-garbage", garbage.join("\n") + "\n");
-    let newer =
-        damaged("20250104-000000-newer", lines[0].replace("\"schema_version\":2", "\"schema_version\":99") + "\n");
+    let newer = damaged("20250104-000000-newer", lines[0].replace(&current_schema(), "\"schema_version\":99") + "\n");
     let torn = damaged("20250105-000000-torn", lines[..5].join("\n") + "\n" + &lines[5][..10]);
     std::fs::create_dir_all(root.join("20250106-000000-nolog")).unwrap();
 
@@ -329,23 +332,36 @@ async fn an_out_of_date_summary_is_rebuilt_from_the_log() {
     let root = home.path().join("sessions");
     let state = run_plain(&root, "s", 2, turns(), OnAsk::Choose(0)).await;
     let dir = SessionDir::new(&root, "s");
-    let (fresh, how) = load_summary(&dir).unwrap();
-    assert_eq!(how, Freshness::Stored, "the sink keeps the summary current");
+    // The sink's summary is right; stamped a moment after the last write,
+    // it is trusted only once the log's times have settled (a log edited
+    // within the same tick of the file clock could keep them).
+    let (fresh, _) = load_summary(&dir).unwrap();
     assert_eq!(fresh.iterations, state.iteration());
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    assert_eq!(list_one(&dir).status, Status::Finished);
+    let (fresh, how) = load_summary(&dir).unwrap();
+    assert_eq!(how, Freshness::Stored, "a settled summary is read, not rebuilt");
     // A summary written before the last events (a crash between checkpoints).
     let mut stale = fresh.clone();
     stale.iterations = 0;
-    stale.status = LoggedStatus::InProgress;
+    stale.status = Status::Interrupted;
     stale.log_bytes -= 10;
+    if let Some(taken) = &mut stale.log_stamp {
+        taken.stamp.bytes -= 10;
+    }
     std::fs::write(dir.summary_path(), serde_json::to_string(&stale).unwrap()).unwrap();
     let (rebuilt, how) = load_summary(&dir).unwrap();
     assert_eq!(how, Freshness::Rebuilt);
-    assert_eq!(rebuilt, fresh);
+    assert_eq!(SessionSummary { log_stamp: None, ..rebuilt }, SessionSummary { log_stamp: None, ..fresh.clone() });
     // Listing stores the rebuilt one; garbage is rebuilt too.
     assert_eq!(list_one(&dir).status, Status::Finished);
     assert_eq!(load_summary(&dir).unwrap().1, Freshness::Stored);
     std::fs::write(dir.summary_path(), "{{{").unwrap();
-    assert_eq!(load_summary(&dir).unwrap(), (fresh, Freshness::Rebuilt));
+    let (rebuilt, how) = load_summary(&dir).unwrap();
+    assert_eq!(
+        (SessionSummary { log_stamp: None, ..rebuilt }, how),
+        (SessionSummary { log_stamp: None, ..fresh }, Freshness::Rebuilt)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -434,10 +450,42 @@ async fn secrets_never_reach_the_log_the_summary_or_the_state() {
     assert!(SessionState::replay(&records(&root, "secret")).is_finished());
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_restarted_after_a_crash_voids_the_dead_fragments() {
+    let home = tempfile::tempdir().unwrap();
+    let root = home.path().join("sessions");
+    let reference = run_plain(&root, "reference", 2, turns(), OnAsk::Choose(0)).await;
+    assert!(!reference.report_stream.is_empty());
+    // The same session, killed after WRITE streamed its first fragment.
+    let text = std::fs::read_to_string(SessionDir::new(&root, "reference").log_path()).unwrap();
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let cut = lines.iter().position(|l| l.contains("\"type\":\"report_delta\"")).unwrap() + 1;
+    support::e2e::copy_dir(&root.join("reference"), &root.join("crashed"));
+    std::fs::remove_file(SessionDir::new(&root, "crashed").summary_path()).unwrap();
+    std::fs::write(SessionDir::new(&root, "crashed").log_path(), lines[..cut].concat()).unwrap();
+    let dead = SessionState::replay(&records(&root, "crashed")).report_stream;
+    assert!(!dead.is_empty(), "a fragment of the dead write");
+
+    let resumed =
+        resume(&root, "crashed", support::settings(2), ScriptedReasoner::new(turns()), OnAsk::Choose(0)).await;
+    let after = records(&root, "crashed");
+    let restart = after.iter().position(|r| matches!(r.event, Event::ReportRestarted { .. })).expect("marked");
+    assert_eq!(restart, cut, "the restart is marked before the new write streams");
+    assert_eq!(
+        after[restart].event,
+        Event::ReportRestarted { discarded_bytes: dead.len() as u64 },
+        "it says how much was voided"
+    );
+    // Every consumer folds the log: the stream holds the new write alone.
+    assert_eq!(resumed.report_stream, reference.report_stream);
+    assert_eq!(SessionState::replay(&after).report_stream, reference.report_stream);
+    assert!(resumed.is_finished());
+}
+
 #[test]
 fn every_shipped_schema_version_still_reads() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    for (file, version) in [("schema-v1.jsonl", 1), ("schema-v2.jsonl", 2)] {
+    for (file, version) in [("schema-v1.jsonl", 1), ("schema-v2.jsonl", 2), ("schema-v3.jsonl", 3)] {
         let log = read_log(&fixtures.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
         assert!(log.torn_tail.is_none());
         let state = SessionState::replay(&log.records);
@@ -446,7 +494,11 @@ fn every_shipped_schema_version_still_reads() {
         assert!(state.is_finished() && state.report.is_some(), "{file}");
         assert!(state.iteration() >= 1 && !state.sources.is_empty(), "{file}");
         assert!(state.iterations.iter().all(|it| it.decision.is_some()), "{file}");
-        if version >= 2 {
+        if version >= 3 {
+            let restarted = log.records.iter().any(|r| matches!(r.event, Event::ReportRestarted { .. }));
+            assert!(restarted, "the v3 fixture's WRITE restarts after a crash");
+        }
+        if version == 2 {
             let imported = header.imported.as_ref().expect("v2 fixture is a follow-up");
             assert_eq!(
                 state.sources[..imported.sources.len()].iter().map(|s| s.meta.id).collect::<Vec<_>>(),
@@ -454,44 +506,98 @@ fn every_shipped_schema_version_still_reads() {
             );
         }
     }
-    assert_eq!(sleuth::engine::protocol::SCHEMA_VERSION, 2, "a new version needs a new fixture here");
+    assert_eq!(sleuth::engine::protocol::SCHEMA_VERSION, 3, "a new version needs a new fixture here");
 }
 
-/// Regenerates `tests/fixtures/schema-v2.jsonl` (run with --ignored). The
-/// v1 fixture was written by the foundation's build and is never rewritten.
+/// Logs the schema-2 build wrote (recorded with that release binary: an
+/// LLM run whose model failed and whose first provider's circuit opened;
+/// a strict-mode run that filtered out every source), and what that build
+/// exported from them. Read by this build they give the same report, the
+/// same export, and their causes as types.
+#[test]
+fn schema_2_logs_replay_to_the_same_report_and_export_with_their_reasons_typed() {
+    use sleuth::engine::SessionStatus;
+    use sleuth::engine::model::{Degradation, Role};
+    use sleuth::session::export::{ExportFormat, export};
+    use sleuth::session::summary::SessionSummary;
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    for (name, status) in
+        [("schema-v2-degraded", SessionStatus::Degraded), ("schema-v2-strict", SessionStatus::Unanswered)]
+    {
+        let log = read_log(&fixtures.join(format!("{name}.jsonl"))).unwrap();
+        let state = SessionState::replay(&log.records);
+        assert_eq!(state.header.as_ref().unwrap().schema_version, 2);
+        assert_eq!(SessionStatus::of(&state, false), status, "{name}");
+        let id = state.header.as_ref().unwrap().session_id.clone();
+        let summary = SessionSummary::from_state(&id, &state, log.bytes);
+        // The Markdown export, byte for byte, but for the status line
+        // (the schema-2 build called a degraded session `finished`).
+        let then = std::fs::read_to_string(fixtures.join(format!("{name}.export.md"))).unwrap();
+        let now = export(&state, &summary, ExportFormat::Markdown);
+        let status_line = |t: &str| t.lines().filter(|l| !l.starts_with("- status:")).collect::<Vec<_>>().join("\n");
+        assert_eq!(status_line(now.trim_end()), status_line(then.trim_end()), "{name}");
+        // The JSON export: every value that build wrote is written again
+        // (new fields may be added), but for the summary's status.
+        let then: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(fixtures.join(format!("{name}.export.json"))).unwrap())
+                .unwrap();
+        let now: serde_json::Value = serde_json::from_str(&export(&state, &summary, ExportFormat::Json)).unwrap();
+        let mut differences = Vec::new();
+        contained(&then, &now, "", &mut differences);
+        differences.retain(|d| !d.starts_with(".summary.status") && !d.starts_with(".summary.summary_version"));
+        assert_eq!(differences, Vec::<String>::new(), "{name}");
+        match name {
+            "schema-v2-degraded" => {
+                assert!(state.degraded.contains(&Degradation::ProviderFailing { provider: "searxng".into() }));
+                let model =
+                    Degradation::ModelFailed { phases: vec![Role::Plan, Role::Draft, Role::Critique, Role::Write] };
+                assert!(state.degraded.contains(&model), "{:?}", state.degraded);
+                assert!(state.reasoning_degraded());
+            }
+            _ => assert!(state.iterations.iter().all(|it| it.no_valid_sources_strict), "{name}"),
+        }
+    }
+}
+
+/// Where `now` lacks or changes a value of `then` (objects may gain keys).
+fn contained(then: &serde_json::Value, now: &serde_json::Value, at: &str, out: &mut Vec<String>) {
+    use serde_json::Value;
+    match (then, now) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in a {
+                match b.get(k) {
+                    Some(w) => contained(v, w, &format!("{at}.{k}"), out),
+                    None => out.push(format!("{at}.{k} missing")),
+                }
+            }
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
+            for (i, (v, w)) in a.iter().zip(b).enumerate() {
+                contained(v, w, &format!("{at}[{i}]"), out);
+            }
+        }
+        (a, b) if a == b => {}
+        (a, b) => out.push(format!("{at}: {a} became {b}")),
+    }
+}
+
+/// Regenerates `tests/fixtures/schema-v3.jsonl` (run with --ignored): a
+/// session killed while WRITE streamed, then resumed (its `report_restarted`
+/// is schema 3's). The v1 and v2 fixtures were written by the builds of
+/// their versions and are never rewritten.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore]
 async fn write_schema_fixture() {
     let home = tempfile::tempdir().unwrap();
     let root = home.path().join("sessions");
-    run_new(
-        &root,
-        "prev",
-        support::settings(2),
-        ScriptedReasoner::new(turns()),
-        ScriptedProvider::new("scripted", corpus(4)),
-        memory(),
-        QUESTION,
-        OnAsk::Choose(0),
-    )
-    .await;
-    let (dir, imported) = follow_up::prepare_follow_up(&root, "prev", "20260101-000000-0002").unwrap();
-    let mut settings = support::settings(1);
-    settings.session_id = dir.id.clone();
-    settings.follow_up_of = Some("prev".into());
-    settings.imported = Some(imported);
-    let log = NewSessionLog::new(&root, &dir.id);
-    let p = parts(
-        &dir,
-        &settings,
-        Arc::new(ScriptedReasoner::new(turns())),
-        Arc::new(ScriptedProvider::new("scripted", corpus(6))) as Arc<dyn sleuth::search::SearchProvider>,
-        memory(),
-        Box::new(log),
-    );
-    let (engine, handle) = Engine::new(settings, p, SessionState::default());
-    drive(engine, handle, Some("Which gadget is fastest?"), OnAsk::Choose(0)).await;
-    let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/schema-v2.jsonl");
+    let id = "20260101-000000-0003";
+    run_plain(&root, id, 2, turns(), OnAsk::Choose(0)).await;
+    let dir = SessionDir::new(&root, id);
+    let text = std::fs::read_to_string(dir.log_path()).unwrap();
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let cut = lines.iter().position(|l| l.contains("\"type\":\"report_delta\"")).unwrap() + 1;
+    std::fs::write(dir.log_path(), lines[..cut].concat()).unwrap();
+    resume(&root, id, support::settings(2), ScriptedReasoner::new(turns()), OnAsk::Choose(0)).await;
+    let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/schema-v3.jsonl");
     std::fs::copy(dir.log_path(), out).unwrap();
-    let _ = Action::Continue;
 }

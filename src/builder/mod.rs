@@ -6,6 +6,10 @@
 //! corpus, LLM endpoints and their connections, provider clients, the
 //! memory file) are behind `Arc`s; what is per session (reasoner caches,
 //! circuit breakers, the log, the text store) is made fresh each time.
+//! A session's own choices (preset, limits, reasoner, source mode, which
+//! chains) come as a `Config` differing in those keys only: they give new
+//! settings (`settings_for`) and parts from the same resources
+//! (`parts_for`), never a rebuilt runtime.
 
 mod providers;
 
@@ -55,8 +59,13 @@ pub struct Runtime {
     chains: Chains,
     /// A router for searches outside any session (a `/search` endpoint).
     search: Arc<SearchRouter>,
-    /// Built and checked once; sessions get their own copy of it.
-    llm: Option<LlmReasoner>,
+    /// Built and checked once (at the start when the configuration's
+    /// reasoner is the model, else when a session first asks for it);
+    /// sessions get their own copy of it.
+    llm: tokio::sync::OnceCell<LlmReasoner>,
+    /// Chains other than the configured ones that sessions asked for
+    /// (`--sources`), built once each from the same providers.
+    other_chains: std::sync::Mutex<Vec<(Vec<Vec<String>>, Chains)>>,
     memory: Arc<dyn MemoryStore>,
     sessions: SessionStore,
 }
@@ -76,37 +85,26 @@ impl Runtime {
     /// (building the corpus index on first use, and saying so).
     pub async fn build(config: Config, paths: Paths, progress: Progress<'_>) -> Result<Self, BuildError> {
         let providers = Providers::new(&config, &paths);
-        Self::assemble(config, paths, providers, None, progress).await
-    }
-
-    /// This runtime under another configuration (a resumed session's
-    /// recorded one): the opened corpus and a checked LLM reasoner are
-    /// kept when their sections are unchanged.
-    pub async fn retuned(&self, config: Config, progress: Progress<'_>) -> Result<Self, BuildError> {
-        let providers = self.providers.retuned(&config, &self.paths);
-        let llm = self.llm.as_ref().filter(|r| r.config() == &config.llm).map(LlmReasoner::for_session);
-        Self::assemble(config, self.paths.clone(), providers, llm, progress).await
-    }
-
-    async fn assemble(
-        config: Config,
-        paths: Paths,
-        providers: Providers,
-        llm: Option<LlmReasoner>,
-        progress: Progress<'_>,
-    ) -> Result<Self, BuildError> {
-        let llm = match (config.research.reasoner, llm) {
-            (ReasonerKind::Llm, Some(checked)) => Some(checked),
-            (ReasonerKind::Llm, None) => Some(checked_llm(&config, &paths).await?),
-            (ReasonerKind::Builtin, _) => None,
-        };
+        let llm = tokio::sync::OnceCell::new();
+        if config.research.reasoner == ReasonerKind::Llm {
+            let _ = llm.set(checked_llm(&config, &paths).await?);
+        }
         let chains = providers.build_chains(&config.search.chains, progress)?;
         let snapshot = config.snapshot();
         let redactor = Redactor::from_config(&snapshot);
         let memory: Arc<dyn MemoryStore> = Arc::new(FileMemoryStore::open(&paths.memory_file(), config.memory.clone()));
         let search = Arc::new(SearchRouter::new(chains.clone(), &config.search.router()));
         let sessions = SessionStore::new(paths.sessions_dir());
-        Ok(Self { paths, config, snapshot, redactor, providers, chains, search, llm, memory, sessions })
+        let other_chains = std::sync::Mutex::new(Vec::new());
+        Ok(Self { paths, config, snapshot, redactor, providers, chains, search, llm, other_chains, memory, sessions })
+    }
+
+    /// Whether sessions under `config` can take their parts from this
+    /// runtime: it differs only in what a session chooses for itself
+    /// (research choices, limits, the loop's thresholds, chains of the same
+    /// providers), not in a provider's, the model's or memory's section.
+    pub fn serves(&self, config: &Config) -> bool {
+        shares_parts(&self.config, config)
     }
 
     pub fn config(&self) -> &Config {
@@ -146,38 +144,43 @@ impl Runtime {
         settings_from(&self.config, self.snapshot.clone(), self.redactor.clone(), id)
     }
 
+    /// The settings of session `id` under `config` (this runtime's own,
+    /// or one a session's request changed): new settings, same parts.
+    pub fn settings_for(&self, id: &str, config: &Config) -> EngineSettings {
+        if config == &self.config {
+            return self.settings(id);
+        }
+        // The keys' variables are named by sections a request cannot change.
+        settings_from(config, config.snapshot(), self.redactor.clone(), id)
+    }
+
     /// The settings of session `id` with the research choices a user made
     /// at the start (the TUI's prompt: preset, source mode, step mode).
     pub fn settings_with(&self, id: &str, research: &ResearchConfig) -> EngineSettings {
-        if research == &self.config.research {
-            return self.settings(id);
-        }
         let mut config = self.config.clone();
         config.research = research.clone();
-        let snapshot = config.snapshot();
-        let redactor = Redactor::from_config(&snapshot);
-        settings_from(&config, snapshot, redactor, id)
+        self.settings_for(id, &config)
     }
 
     /// A fresh reasoner for one session, over the shared resources.
     pub fn reasoner(&self) -> Arc<dyn Reasoner> {
-        match &self.llm {
+        match self.llm.get() {
             // Review without a model uses the built-in reasoner a builtin run would.
-            Some(llm) => Arc::new(llm.for_session().with_helper(self.builtin_reasoner())),
-            None => self.builtin_reasoner(),
+            Some(llm) => Arc::new(llm.for_session().with_helper(self.builtin_reasoner(&self.config))),
+            None => self.builtin_reasoner(&self.config),
         }
     }
 
     /// The built-in reasoner, with the local corpus's term statistics when
     /// the session searches it (blended half and half when other providers join).
-    fn builtin_reasoner(&self) -> Arc<dyn Reasoner> {
-        let names: Vec<&String> = self.config.search.chains.iter().flatten().collect();
+    fn builtin_reasoner(&self, config: &Config) -> Arc<dyn Reasoner> {
+        let names: Vec<&String> = config.search.chains.iter().flatten().collect();
         let uses_local = names.iter().any(|p| p.as_str() == "local");
         let only_local = names.iter().all(|p| p.as_str() == "local");
         let local = if uses_local { self.providers.opened_corpus() } else { None };
         let corpus = local.clone().map(|c| c as Arc<dyn Rarity>);
         let share = if only_local { 1.0 } else { 0.5 };
-        let reasoner = BuiltinReasoner::new(self.config.builtin.clone(), corpus, share);
+        let reasoner = BuiltinReasoner::new(config.builtin.clone(), corpus, share);
         match local {
             // READ: the corpus's links are followed, and its definitions bridge
             // the question's words to the items they define.
@@ -197,19 +200,78 @@ impl Runtime {
         }
     }
 
+    /// The engine's parts for a session under `config` (see `serves`): the
+    /// model's reasoner when it asks for one (checked once, on first use),
+    /// its chains (built once from the same providers when they are not
+    /// the configured ones).
+    pub async fn parts_for(
+        &self,
+        config: &Config,
+        dir: &SessionDir,
+        log: Box<dyn EventSink>,
+    ) -> Result<EngineParts, BuildError> {
+        let reasoner: Arc<dyn Reasoner> = match config.research.reasoner {
+            ReasonerKind::Builtin => self.builtin_reasoner(config),
+            ReasonerKind::Llm => {
+                let llm = self.llm.get_or_try_init(|| checked_llm(config, &self.paths)).await?;
+                Arc::new(llm.for_session().with_helper(self.builtin_reasoner(config)))
+            }
+        };
+        let chains = self.chains_for(&config.search.chains)?;
+        Ok(EngineParts {
+            reasoner,
+            search: Arc::new(SearchRouter::new(chains, &config.search.router())),
+            texts: Arc::new(DirTexts::new(dir.sources_dir())),
+            memory: self.memory.clone(),
+            log,
+        })
+    }
+
+    /// The configured chains, or others of the same providers (built once).
+    fn chains_for(&self, names: &[Vec<String>]) -> Result<Chains, BuildError> {
+        if names == self.config.search.chains.as_slice() {
+            return Ok(self.chains.clone());
+        }
+        let mut built = self.other_chains.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, chains)) = built.iter().find(|(n, _)| n.as_slice() == names) {
+            return Ok(chains.clone());
+        }
+        let chains = self.providers.build_chains(names, &|line| tracing::info!("{line}"))?;
+        built.push((names.to_vec(), chains.clone()));
+        Ok(chains)
+    }
+
     /// A new session: settings and parts, with nothing on disk until its
     /// header is recorded.
     pub fn new_session(&self) -> Result<PreparedSession, BuildError> {
-        let root = self.sessions.root();
-        std::fs::create_dir_all(root)
-            .map_err(|e| BuildError::Sessions(format!("cannot create {}: {e}", root.display())))?;
-        let id = new_session_id();
-        let log = NewSessionLog::new(root, &id);
-        let dir = log.dir();
-        let settings = self.settings(&id);
+        let (dir, log) = self.new_log()?;
+        let settings = self.settings(&dir.id);
         let parts = self.parts(&dir, Box::new(log));
         Ok(PreparedSession { dir, settings, parts })
     }
+
+    /// A new session under `config` (a request's choices over this
+    /// runtime's configuration), with nothing on disk until its header is recorded.
+    pub async fn prepare(&self, config: &Config) -> Result<PreparedSession, BuildError> {
+        let (dir, log) = self.new_log()?;
+        let settings = self.settings_for(&dir.id, config);
+        let parts = self.parts_for(config, &dir, Box::new(log)).await?;
+        Ok(PreparedSession { dir, settings, parts })
+    }
+
+    fn new_log(&self) -> Result<(SessionDir, NewSessionLog), BuildError> {
+        let root = self.sessions.root();
+        std::fs::create_dir_all(root)
+            .map_err(|e| BuildError::Sessions(format!("cannot create {}: {e}", root.display())))?;
+        let log = NewSessionLog::new(root, &new_session_id());
+        Ok((log.dir(), log))
+    }
+}
+
+/// Whether sessions under `a` and `b` take their parts from the same
+/// resources: the same providers' sections, model section and memory.
+pub fn shares_parts(a: &Config, b: &Config) -> bool {
+    a.local == b.local && a.web == b.web && a.opensearch == b.opensearch && a.llm == b.llm && a.memory == b.memory
 }
 
 fn settings_from(config: &Config, snapshot: serde_json::Value, redactor: Redactor, id: &str) -> EngineSettings {

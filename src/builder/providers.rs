@@ -36,19 +36,6 @@ impl Providers {
         }
     }
 
-    /// These providers for another configuration, keeping the opened corpus
-    /// when the local section (and so the corpus) is the same.
-    pub fn retuned(&self, config: &Config, paths: &Paths) -> Self {
-        let next = Self::new(config, paths);
-        if next.local == self.local
-            && next.index_root == self.index_root
-            && let Some(opened) = self.corpus.get()
-        {
-            let _ = next.corpus.set(opened.clone());
-        }
-        next
-    }
-
     /// The local corpus, opened (and indexed if need be) on first call.
     pub fn corpus(&self, progress: &(dyn Fn(&str) + Send + Sync)) -> Result<Arc<LocalCorpus>, String> {
         self.corpus

@@ -26,7 +26,7 @@ fn a_runtime_can_be_shared_by_concurrent_sessions() {
 }
 
 #[tokio::test]
-async fn the_corpus_is_opened_once_and_shared_by_every_session_and_a_retuned_runtime() {
+async fn the_corpus_is_opened_once_and_shared_by_every_session_and_every_request() {
     let home = tempfile::tempdir().expect("tempdir");
     let indexed = std::sync::Mutex::new(0usize);
     let progress = |_: &str| *indexed.lock().expect("lock") += 1;
@@ -40,12 +40,24 @@ async fn the_corpus_is_opened_once_and_shared_by_every_session_and_a_retuned_run
     // term statistics, its links and its definitions: three handles each).
     assert_eq!(Arc::strong_count(&corpus), held + 6);
     assert!(!Arc::ptr_eq(&first.search, &second.search), "each session has its own breakers");
+    // A request for another preset and other chains of the same providers
+    // gets new settings and parts over the same corpus: nothing is rebuilt.
     let mut config = rt.config().clone();
     config.research.preset = Preset::Deep;
-    let retuned = rt.retuned(config, &progress).await.expect("retuned");
-    let reopened = retuned.providers.opened_corpus().expect("corpus");
-    assert!(Arc::ptr_eq(&corpus, &reopened), "same local section: same corpus");
+    config.limits.max_iterations = Some(7);
+    config.search.chains = vec![vec!["local".into()], vec!["local".into()]];
+    assert!(rt.serves(&config));
+    let before = Arc::strong_count(&corpus);
+    let prepared = rt.prepare(&config).await.expect("prepared");
+    assert_eq!(prepared.settings.limits.max_iterations, 7);
+    assert_eq!(prepared.settings.preset, SessionPreset::Named(Preset::Deep));
+    assert_eq!(prepared.settings.config_snapshot["limits"]["max_iterations"], 7);
+    assert!(Arc::strong_count(&corpus) > before, "the new session's reasoner reads the same opened corpus");
+    assert!(Arc::ptr_eq(&corpus, &rt.providers.opened_corpus().expect("corpus")));
     assert_eq!(*indexed.lock().expect("lock"), said_while_building, "nothing was indexed again");
+    let mut other = rt.config().clone();
+    other.local.corpus = Some(home.path().join("elsewhere"));
+    assert!(!rt.serves(&other), "another corpus needs a runtime of its own");
 }
 
 #[tokio::test]

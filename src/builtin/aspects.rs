@@ -147,6 +147,10 @@ pub fn aspects(question: &str, stemmer: &mut Stemmer, weights: &Weights, max: us
         .collect();
     let global_max = ws.iter().flat_map(|w| &w.stems).map(|s| weights.of(s)).fold(0.0, f64::max);
     let mut out: Vec<Aspect> = Vec::new();
+    // Where each key (its terms, sorted) already is in `out`: one lookup
+    // per run, not a scan of every aspect so far (a long question has
+    // thousands of runs).
+    let mut by_key: std::collections::HashMap<Vec<String>, usize> = std::collections::HashMap::new();
     for r in runs {
         let stems: Vec<String> = r.iter().flat_map(|w| w.stems.iter().cloned()).collect();
         let top = stems.iter().map(|s| weights.of(s)).fold(0.0, f64::max);
@@ -172,10 +176,15 @@ pub fn aspects(question: &str, stemmer: &mut Stemmer, weights: &Weights, max: us
             parenthetical: r[0].in_parens,
         };
         // The same terms asked twice ("Rc and Arc … need Arc") are one aspect.
-        match out.iter_mut().find(|a| same_terms(&a.key, &aspect.key)) {
+        let mut terms = aspect.key.clone();
+        terms.sort();
+        match by_key.get(&terms).map(|&i| &mut out[i]) {
             Some(existing) if existing.weight < aspect.weight => *existing = aspect,
             Some(_) => {}
-            None => out.push(aspect),
+            None => {
+                by_key.insert(terms, out.len());
+                out.push(aspect);
+            }
         }
     }
     let best = out.iter().map(|a| a.weight).fold(0.0, f64::max);
@@ -217,8 +226,12 @@ const COMPARISON_CUES: &[&str] = &[
 /// are not things of their own.
 fn comparison(question: &str, aspects: &[Aspect]) -> Option<Aspect> {
     let words: Vec<String> = question.split_whitespace().map(|w| w.to_lowercase()).collect();
-    let joined = |i: usize| format!(" {} ", words[i..].join(" "));
-    let cue = (0..words.len()).find(|&i| COMPARISON_CUES.iter().any(|c| joined(i).starts_with(&format!(" {c} "))))?;
+    // Each cue's words are compared where they would start: the question's
+    // rest is never joined again for every word (quadratic in its length).
+    let cues: Vec<Vec<&str>> = COMPARISON_CUES.iter().map(|c| c.split(' ').collect()).collect();
+    let at =
+        |i: usize, cue: &[&str]| words.get(i..i + cue.len()).is_some_and(|w| w.iter().zip(cue).all(|(a, b)| a == b));
+    let cue = (0..words.len()).find(|&i| cues.iter().any(|c| at(i, c)))?;
     let things: Vec<&Aspect> = aspects.iter().filter(|a| !a.parenthetical && !a.related).collect();
     let before = things.iter().rev().find(|a| a.position < cue);
     let after: Vec<&&Aspect> = things.iter().filter(|a| a.position > cue).collect();
@@ -258,14 +271,6 @@ pub fn from_related_label(label: &str, stemmer: &mut Stemmer, weights: &Weights)
         position: usize::MAX,
         parenthetical: false,
     })
-}
-
-fn same_terms(a: &[String], b: &[String]) -> bool {
-    let mut a = a.to_vec();
-    let mut b = b.to_vec();
-    a.sort();
-    b.sort();
-    a == b
 }
 
 /// How much of an aspect a set of stems holds: the weighted share of its

@@ -3,8 +3,9 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 pub use super::session_args::{ExportArgs, ForkArgs, MemoryArgs, ResumeArgs, SessionsArgs, StatsArgs};
-use crate::config::{AskPolicy, Overrides, Preset, ReasonerKind};
+use crate::config::{AskPolicy, Preset, ReasonerKind, ServeConfig};
 use crate::engine::tiers::SourceMode;
+use crate::research::{RequestError, ResearchRequest};
 
 /// A terminal research agent: plans searches, reads sources, drafts,
 /// critiques and scores, then decides to continue, output or ask.
@@ -49,13 +50,11 @@ impl Cli {
 }
 
 impl TuiArgs {
-    /// The global flags with `--theme` folded in as `tui.theme`.
-    pub fn apply(&self, global: &GlobalArgs) -> GlobalArgs {
-        let mut g = global.clone();
+    /// `--theme` over the configuration's `[tui] theme`.
+    pub fn apply(&self, config: &mut crate::config::Config) {
         if let Some(t) = &self.theme {
-            g.set.push(format!("tui.theme={t}"));
+            config.tui.theme = t.clone();
         }
-        g
     }
 }
 
@@ -154,19 +153,24 @@ pub struct ServeArgs {
 }
 
 impl ServeArgs {
-    /// The global flags with these folded in as `--set serve.…`.
-    pub fn apply(&self, global: &GlobalArgs) -> GlobalArgs {
-        let mut g = global.clone();
+    /// These flags over the configuration's `[serve]`, checked with the
+    /// configuration's own ranges.
+    pub fn apply(&self, config: &mut crate::config::Config) -> anyhow::Result<()> {
+        let serve: &mut ServeConfig = &mut config.serve;
         if let Some(b) = &self.bind {
-            g.set.push(format!("serve.bind={b}"));
+            serve.bind = b.clone();
         }
         if let Some(n) = self.max_concurrent {
-            g.set.push(format!("serve.max_concurrent={n}"));
+            serve.max_concurrent = n;
         }
         if let Some(n) = self.max_queued {
-            g.set.push(format!("serve.max_queued={n}"));
+            serve.max_queued = n;
         }
-        g
+        if let Some(invalid) = crate::config::validate(config).into_iter().find(|i| i.key.starts_with("serve.")) {
+            let flag = invalid.key.trim_start_matches("serve.").replace('_', "-");
+            anyhow::bail!("--{flag}: {}", invalid.message);
+        }
+        Ok(())
     }
 }
 
@@ -181,7 +185,7 @@ pub struct DoctorArgs {
     /// The research flags a run would take (`--reasoner llm`, …): doctor
     /// checks what that run would use.
     #[command(flatten)]
-    pub research: ResearchArgs,
+    pub research: ChoiceArgs,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -204,19 +208,20 @@ pub enum IndexTarget {
     Opensearch,
 }
 
-/// Flags that shape a research session; each overrides its config key.
+/// Flags that choose a session's preset, limits, reasoner and source mode;
+/// each overrides its config key (`doctor` takes these too).
 #[derive(Debug, Clone, Default, PartialEq, Args)]
-pub struct ResearchArgs {
+pub struct ChoiceArgs {
     /// simple (2 iterations), standard (5) or deep (10).
     #[arg(long, value_enum)]
     pub preset: Option<Preset>,
     /// Iterations at most (1..100; default: the preset's).
     #[arg(long, value_name = "N")]
     pub max_iterations: Option<u32>,
-    /// Queries per iteration.
+    /// Queries per iteration (1..50).
     #[arg(long, value_name = "N")]
     pub max_queries: Option<u32>,
-    /// New sources per iteration.
+    /// New sources per iteration (1..500).
     #[arg(long, value_name = "N")]
     pub max_sources: Option<u32>,
     /// Time limit in seconds (0: none).
@@ -234,48 +239,47 @@ pub struct ResearchArgs {
     /// Source mode: strict, discovery or monitor.
     #[arg(long, value_parser = parse_source_mode)]
     pub mode: Option<SourceMode>,
+}
+
+/// Flags that shape a research session: the choices, and step mode.
+#[derive(Debug, Clone, Default, PartialEq, Args)]
+pub struct ResearchArgs {
+    #[command(flatten)]
+    pub choices: ChoiceArgs,
     /// Pause after every iteration.
     #[arg(long)]
     pub step: bool,
 }
 
-impl ResearchArgs {
-    pub fn apply(&self, o: &mut Overrides) {
-        if let Some(p) = self.preset {
-            typed(o, "research.preset", p, "--preset");
-        }
-        let mut limit = |key: &str, v: Option<i64>, flag: &str| {
-            if let Some(v) = v {
-                o.set(&format!("limits.{key}"), v, flag);
-            }
-        };
-        limit("max_iterations", self.max_iterations.map(i64::from), "--max-iterations");
-        limit("max_queries", self.max_queries.map(i64::from), "--max-queries");
-        limit("max_sources", self.max_sources.map(i64::from), "--max-sources");
-        limit("time_limit_secs", self.time_limit.map(|v| v as i64), "--time-limit");
-        limit("token_budget", self.token_budget.map(|v| v as i64), "--token-budget");
-        if let Some(c) = self.cost_budget {
-            o.set("limits.cost_budget_usd", c, "--cost-budget");
-        }
-        if let Some(r) = self.reasoner {
-            typed(o, "research.reasoner", r, "--reasoner");
-        }
-        if let Some(m) = self.mode {
-            typed(o, "research.source_mode", m, "--mode");
-        }
-        if self.step {
-            o.set("research.step_mode", true, "--step");
+impl ChoiceArgs {
+    /// The request these flags make (validated by `ResearchRequest::apply`).
+    pub fn request(&self) -> ResearchRequest {
+        ResearchRequest {
+            preset: self.preset,
+            max_iterations: self.max_iterations,
+            max_queries: self.max_queries,
+            max_sources: self.max_sources,
+            time_limit_secs: self.time_limit,
+            cost_budget_usd: self.cost_budget,
+            token_budget: self.token_budget,
+            reasoner: self.reasoner,
+            source_mode: self.mode,
+            ..Default::default()
         }
     }
 }
 
-/// A typed flag's value as the config reads it: written by the type's own
-/// serde names, never by a second hand-kept list of strings.
-fn typed(o: &mut Overrides, key: &str, value: impl serde::Serialize, flag: &str) {
-    match toml::Value::try_from(value) {
-        Ok(v) => o.set(key, v, flag),
-        Err(e) => tracing::warn!(%key, error = %e, "flag value not representable; ignored"),
+impl ResearchArgs {
+    /// The request these flags make; an `--ask` policy joins it.
+    pub fn request(&self, ask: Option<AskPolicy>) -> ResearchRequest {
+        ResearchRequest { step: self.step.then_some(true), ask, ..self.choices.request() }
     }
+}
+
+/// A request the configuration refuses, named by its flag:
+/// `--max-iterations: must be between 1 and 100 (got 1000)`.
+pub fn flag_error(e: RequestError) -> anyhow::Error {
+    anyhow::anyhow!("{}: {}", e.field.flag(), e.message)
 }
 
 fn parse_source_mode(s: &str) -> Result<SourceMode, String> {

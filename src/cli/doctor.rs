@@ -44,7 +44,7 @@ fn row(check: impl Into<String>, status: Status, detail: impl Into<String>) -> R
 }
 
 pub async fn execute(global: &super::GlobalArgs, args: DoctorArgs) -> anyhow::Result<u8> {
-    let setup = setup::load(global, Some(&args.research))?;
+    let setup = setup::load_for(global, &args.research.request())?;
     let llm_required = setup.config.research.reasoner == ReasonerKind::Llm;
     let mut rows: Vec<Row> = Vec::new();
     // The built-in reasoner with an [llm] nobody set: there is no endpoint

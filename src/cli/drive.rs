@@ -10,11 +10,10 @@ use anyhow::Context;
 use super::exit;
 use super::progress;
 use crate::config::AskPolicy;
-use crate::engine::model::{AnswerStatus, Clarification, Outcome};
+use crate::engine::model::Clarification;
 use crate::engine::protocol::{Answer, Command, Event};
-use crate::engine::state::SessionState;
-use crate::engine::{Engine, EngineHandle, NextStep};
-use crate::session::SessionDir;
+use crate::engine::{NextStep, SessionStatus};
+use crate::research::SessionHandle;
 use crate::text::sanitize;
 
 #[derive(Debug, Clone)]
@@ -23,22 +22,12 @@ pub struct HeadlessOptions {
     pub json: bool,
 }
 
-/// Runs `engine` (new, or continuing a replayed state) until the session
-/// ends or waits for an answer nobody here can give; returns the exit code.
-pub async fn run_headless(
-    engine: Engine,
-    handle: EngineHandle,
-    start: Option<String>,
-    opts: HeadlessOptions,
-    dir: &SessionDir,
-) -> anyhow::Result<u8> {
-    let initial = engine.state().clone();
-    let task = tokio::spawn(engine.run());
-    if let Some(question) = start {
-        handle.commands.send(Command::Start { question }).ok();
-    }
-    let code = drive(handle, initial, &opts).await?;
-    let state = task.await.context("the engine task failed")??;
+/// Drives `session` (new, or continuing a replayed state) until it ends
+/// or waits for an answer nobody here can give; returns the exit code.
+pub async fn run_headless(mut session: SessionHandle, opts: HeadlessOptions) -> anyhow::Result<u8> {
+    let code = drive(&mut session, &opts).await?;
+    let dir = session.dir.clone();
+    let state = session.finish().await.context("the engine stopped")?;
     if code != exit::OK {
         return Ok(code);
     }
@@ -49,18 +38,22 @@ pub async fn run_headless(
         }
         eprintln!("session saved: {}", dir.path.display());
     }
-    Ok(match state.outcome {
-        Some(Outcome::Finished) => match state.report.as_ref().map(|r| r.answer) {
-            Some(AnswerStatus::Unanswered) => exit::UNANSWERED,
-            Some(AnswerStatus::NotSearched) => exit::NOT_SEARCHED,
-            _ if state.reasoning_degraded() => exit::DEGRADED,
-            _ => exit::OK,
-        },
-        Some(Outcome::Cancelled) => exit::CANCELLED,
+    Ok(exit_code(SessionStatus::of(&state, false)))
+}
+
+/// The exit code of a session that stopped in `status`.
+pub fn exit_code(status: SessionStatus) -> u8 {
+    match status {
+        SessionStatus::Finished => exit::OK,
+        SessionStatus::Unanswered => exit::UNANSWERED,
+        SessionStatus::NotSearched => exit::NOT_SEARCHED,
+        SessionStatus::Degraded => exit::DEGRADED,
+        SessionStatus::Cancelled => exit::CANCELLED,
+        SessionStatus::Failed | SessionStatus::Damaged => exit::ERROR,
+        SessionStatus::WaitingOnAsk => exit::NEEDS_ANSWER,
         // Detached at a step pause by the user: resumable, not an error.
-        None if code == exit::OK => exit::OK,
-        _ => exit::ERROR,
-    })
+        SessionStatus::Queued | SessionStatus::Running | SessionStatus::Forked | SessionStatus::Interrupted => exit::OK,
+    }
 }
 
 /// What the driver does after an event.
@@ -73,8 +66,9 @@ enum Reply {
 
 /// Prints events as they come and answers what the engine asks. A
 /// replayed session waiting on an ASK or a step pause is asked again.
-async fn drive(mut handle: EngineHandle, mut state: SessionState, opts: &HeadlessOptions) -> anyhow::Result<u8> {
-    let id = state.header.as_ref().map(|h| h.session_id.clone());
+async fn drive(handle: &mut SessionHandle, opts: &HeadlessOptions) -> anyhow::Result<u8> {
+    let state = handle.state.clone();
+    let id = Some(handle.id.clone());
     let mut sigint = Sigint::listen()?;
     if let Some(ask) = state.open_ask() {
         let (ask_id, clarification) = (ask.ask_id.clone(), ask.clarification.clone());
@@ -94,7 +88,7 @@ async fn drive(mut handle: EngineHandle, mut state: SessionState, opts: &Headles
     let mut interrupted = false;
     loop {
         let record = tokio::select! {
-            r = handle.events.recv() => r,
+            r = handle.next() => r,
             _ = sigint.recv() => {
                 if interrupted {
                     // Every event so far is already in the log: nothing is lost.
@@ -108,16 +102,14 @@ async fn drive(mut handle: EngineHandle, mut state: SessionState, opts: &Headles
             }
         };
         let Some(record) = record else { return Ok(exit::OK) };
-        state.apply(&record);
         // The engine blanked secrets before sending the record: printed
         // as it came, like the log has it.
         if opts.json {
             let line = serde_json::to_string(&record)?;
             writeln!(std::io::stdout().lock(), "{line}")?;
-        } else if let Some(line) = progress::line(&record, &state) {
+        } else if let Some(line) = progress::line(&record, &handle.state) {
             eprintln!("{}", sanitize(&line));
         }
-        let id = state.header.as_ref().map(|h| h.session_id.clone());
         let reply = match &record.event {
             Event::AskRaised { ask_id, clarification, .. } => {
                 on_ask(ask_id, clarification, opts, id.as_deref(), &mut sigint).await
@@ -129,9 +121,8 @@ async fn drive(mut handle: EngineHandle, mut state: SessionState, opts: &Headles
             Reply::Nothing => {}
             Reply::Send(cmd) => drop(handle.commands.send(cmd)),
             Reply::Detach(code) => {
-                // Dropping the handle lets the engine stop waiting and
-                // checkpoint: the session stays resumable.
-                drop(handle);
+                // `finish` drops the command sender, which lets the engine
+                // stop waiting and checkpoint: the session stays resumable.
                 return Ok(code);
             }
         }
@@ -259,7 +250,10 @@ async fn read_line(sigint: &mut Sigint) -> Result<Option<String>, Interrupted> {
     }
 }
 
-/// Asks on stderr, reads one line from stdin: an option number or free text.
+/// Asks on stderr, reads lines from stdin until one is an answer (read as
+/// every front end reads one: `Clarification::read_answer`); a number that
+/// is no option's is refused with the options shown again. `None` at the
+/// end of stdin, or for an empty line.
 async fn read_answer(
     c: &Clarification,
     clean: &dyn Fn(&str) -> String,
@@ -270,16 +264,17 @@ async fn read_answer(
     for (i, o) in c.options.iter().enumerate() {
         let _ = writeln!(err, "  {}. {}", i + 1, clean(o));
     }
-    let _ = write!(err, "answer (number or text): ");
-    let _ = err.flush();
     drop(err);
-    let Some(line) = read_line(sigint).await? else { return Ok(None) };
-    let line = line.trim();
-    if line.is_empty() {
-        return Ok(None);
+    loop {
+        eprint!("answer (number or text): ");
+        let _ = std::io::stderr().flush();
+        let Some(line) = read_line(sigint).await? else { return Ok(None) };
+        if line.trim().is_empty() {
+            return Ok(None);
+        }
+        match c.read_answer(&line) {
+            Ok(answer) => return Ok(Some(answer)),
+            Err(e) => eprintln!("{}", clean(&e.to_string())),
+        }
     }
-    Ok(Some(match line.parse::<usize>() {
-        Ok(n) if (1..=c.options.len()).contains(&n) => Answer::Choice { index: n - 1, label: c.options[n - 1].clone() },
-        _ => Answer::Text { text: line.to_string() },
-    }))
 }

@@ -9,26 +9,28 @@ use anyhow::Context;
 
 use super::session_args::ExportArgs;
 use super::{GlobalArgs, exit, setup};
-use crate::engine::state::SessionState;
-use crate::session::export::{ExportFormat, export, iteration_files};
-use crate::session::summary::SessionSummary;
-use crate::session::{Redactor, SessionDir, read_log, resolve_id};
+use crate::research::{ReplayError, Replayed};
+use crate::session::export::ExportFormat;
 
 pub fn execute(global: &GlobalArgs, args: ExportArgs) -> anyhow::Result<u8> {
-    let setup = setup::load(global, None)?;
-    let root = setup.paths.sessions_dir();
-    let id = resolve_id(&root, &args.id)?;
-    let dir = SessionDir::new(&root, &id);
-    let log = read_log(&dir.log_path())?;
-    if let Some(tail) = &log.torn_tail {
-        eprintln!("note: the log's last event was cut short by a crash ({} bytes) and is not exported", tail.len());
+    let setup = setup::load(global)?;
+    let sessions = setup::sessions(&setup);
+    let session = match sessions.replay(&args.id) {
+        Ok(s) => s,
+        // `last` (or any id) in an empty store: say that, not "no session `last`".
+        Err(ReplayError::NotFound { .. }) if sessions.list().is_ok_and(|l| l.is_empty()) => {
+            anyhow::bail!(
+                "no sessions yet in {}; research something first: sleuth run \"your question\"",
+                sessions.store().root().display()
+            )
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if let Some(bytes) = session.torn_tail {
+        eprintln!("note: the log's last event was cut short by a crash ({bytes} bytes) and is not exported");
     }
-    let state = SessionState::replay(&log.records);
-    let summary = SessionSummary::from_state(&id, &state, log.bytes);
-    let recorded = state.header.as_ref().map(|h| h.config.clone()).unwrap_or_default();
-    let redactor = Redactor::from_configs(&[&recorded, &setup.config.snapshot()]);
     if let Some(folder) = &args.iterations {
-        write_iterations(folder, &state, &summary, &redactor)?;
+        write_iterations(folder, &session)?;
     }
     // `--iterations DIR` alone writes only the folder.
     let format = match (args.format, &args.iterations, &args.output) {
@@ -37,8 +39,7 @@ pub fn execute(global: &GlobalArgs, args: ExportArgs) -> anyhow::Result<u8> {
         (None, ..) => Some(ExportFormat::Markdown),
     };
     let Some(format) = format else { return Ok(exit::OK) };
-    let text = export(&state, &summary, format);
-    let text = redactor.redact(&text);
+    let text = session.export(format);
     match &args.output {
         Some(path) => {
             write_file(path, &text)?;
@@ -55,16 +56,11 @@ pub fn execute(global: &GlobalArgs, args: ExportArgs) -> anyhow::Result<u8> {
     Ok(exit::OK)
 }
 
-fn write_iterations(
-    folder: &Path,
-    state: &SessionState,
-    summary: &SessionSummary,
-    redactor: &Redactor,
-) -> anyhow::Result<()> {
+fn write_iterations(folder: &Path, session: &Replayed) -> anyhow::Result<()> {
     std::fs::create_dir_all(folder).with_context(|| format!("cannot create {}", folder.display()))?;
-    let files = iteration_files(state, summary);
+    let files = session.iteration_files();
     for f in &files {
-        write_file(&folder.join(&f.name), &redactor.redact(&f.contents))?;
+        write_file(&folder.join(&f.name), &f.contents)?;
     }
     eprintln!("wrote {} iteration file(s) and session.json to {}", files.len() - 1, folder.display());
     Ok(())

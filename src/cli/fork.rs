@@ -1,49 +1,38 @@
 //! `sleuth fork <id> --from <iteration>`: a new session sharing the log up
 //! to that iteration (see `session::fork` for exactly which events), then
-//! continued like `resume`. Research flags retune the fork: its header
-//! records the new preset, limits and configuration.
+//! continued like `resume`. Research flags and `--set` retune the fork: its
+//! header records the new preset, limits and configuration.
 
 use super::GlobalArgs;
 use super::args::ForkArgs;
 use super::exit;
-use super::recorded::recorded_config;
-use super::resume::{continue_session, frontend, header_of};
-use super::setup;
-use crate::engine::protocol::SessionHeader;
-use crate::session::fork::{Retune, fork_session};
-use crate::session::{SessionStore, new_session_id};
+use super::resume::{continue_session, frontend};
+use super::setup::{self, cli_error};
 
 pub async fn execute(global: &GlobalArgs, args: ForkArgs) -> anyhow::Result<u8> {
-    let setup = setup::load(global, Some(&args.research))?;
-    let store = SessionStore::new(setup.paths.sessions_dir());
-    let source = store.resolve(&args.id)?;
-    let header = header_of(&store.dir(&source))?;
-    let overrides = setup::overrides(global, Some(&args.research))?;
-    let retuned =
-        if overrides.is_empty() { None } else { Some(recorded_config(&setup.config, &header, &overrides)?.config) };
-    let retune = |h: &mut SessionHeader| {
-        if let Some(cfg) = &retuned {
-            h.preset = cfg.research.preset.into();
-            h.limits = cfg.limits.resolve(cfg.research.preset);
-            h.step_mode = cfg.research.step_mode;
-            h.config = cfg.snapshot();
-        }
-    };
-    let new_id = new_session_id();
-    let forked =
-        fork_session(store.root(), &source, args.from, &new_id, retuned.as_ref().map(|_| &retune as Retune<'_>))?;
+    let setup = setup::load(global)?;
+    let sessions = setup::sessions(&setup);
+    // What retunes the fork; the ask policy only says how this run answers.
+    let request = args.research.request(None);
+    let overrides = setup::overrides(global)?;
+    let forked = sessions.fork(&args.id, args.from, &request, &overrides).map_err(cli_error)?;
     eprintln!(
-        "forked session {source} at iteration {} as session {new_id}: {} events shared, {} left behind{}",
+        "forked session {} at iteration {} as session {}: {} events shared, {} left behind{}",
+        forked.source,
         args.from,
+        forked.id,
         forked.kept_events,
         forked.dropped_events,
-        if retuned.is_some() { " (retuned by the flags given)" } else { "" }
+        if forked.retuned { " (retuned by the flags given)" } else { "" }
     );
     if args.create_only {
-        println!("{new_id}");
-        eprintln!("continue it with: sleuth resume {new_id}");
+        println!("{}", forked.id);
+        eprintln!("continue it with: sleuth resume {}", forked.id);
         return Ok(exit::OK);
     }
     let front = frontend(args.headless, args.json);
-    continue_session(global, setup, &new_id, &args.research, args.ask, args.json, front).await
+    // The fork already carries the flags' choices; continuing it applies
+    // only the ask policy on top.
+    let continuing = crate::research::ResearchRequest { ask: args.ask, ..Default::default() };
+    continue_session(global, &setup, &sessions, &forked.id, &continuing, args.json, front).await
 }

@@ -7,7 +7,7 @@ use super::{exit, setup};
 use crate::search::local::{self, index_folder};
 
 pub async fn execute(global: &super::GlobalArgs, args: IndexArgs) -> anyhow::Result<u8> {
-    let setup = setup::load(global, None)?;
+    let setup = setup::load(global)?;
     if args.to == IndexTarget::Opensearch {
         return to_cluster(&setup, &args).await;
     }

@@ -11,7 +11,7 @@ use crate::session::memory::{FileMemoryStore, Lookup};
 use crate::text::{sanitize, sanitize_inline};
 
 pub fn execute(global: &GlobalArgs, args: MemoryArgs) -> anyhow::Result<u8> {
-    let setup = setup::load(global, None)?;
+    let setup = setup::load(global)?;
     let redactor = crate::session::Redactor::from_config(&setup.config.snapshot());
     let store = FileMemoryStore::open(&setup.paths.memory_file(), setup.config.memory.clone());
     // Lessons stored before redaction existed are blanked as they are printed.
@@ -62,6 +62,11 @@ pub fn execute(global: &GlobalArgs, args: MemoryArgs) -> anyhow::Result<u8> {
         }
         MemoryAction::Clear { yes } => {
             let n = store.entries().len();
+            if n == 0 {
+                // Nothing to lose: no confirmation, and not an error.
+                eprintln!("no lessons to clear in {}", store.path().display());
+                return Ok(exit::OK);
+            }
             if !yes && !confirm(n)? {
                 eprintln!("nothing cleared");
                 return Ok(exit::OK);

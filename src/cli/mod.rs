@@ -10,7 +10,6 @@ mod index;
 mod logging;
 mod memory;
 mod progress;
-mod recorded;
 mod resume;
 mod run;
 mod serve;
@@ -25,7 +24,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
 
-pub use args::{Cli, Commands, DoctorArgs, GlobalArgs, OpenArgs, ResearchArgs, TuiArgs};
+pub use args::{ChoiceArgs, Cli, Commands, DoctorArgs, GlobalArgs, OpenArgs, ResearchArgs, TuiArgs};
 
 /// Exit codes a script can rely on.
 pub mod exit {
@@ -70,7 +69,11 @@ pub fn main() -> ExitCode {
             return ExitCode::from(exit::ERROR);
         }
     };
-    match runtime.block_on(dispatch(cli)) {
+    let result = runtime.block_on(dispatch(cli));
+    // Work left on the blocking pool (a server stopped while it indexed)
+    // is abandoned rather than waited for: a signal stops sleuth at once.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(500));
+    match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             eprintln!("sleuth: {e:#}");

@@ -36,8 +36,8 @@ pub fn line(record: &EventRecord, state: &SessionState) -> Option<String> {
             format!("{} search \"{}\" failed: {}", it(iteration), sanitize_inline(query), sanitize_inline(error))
         }
         Event::ProviderFallback { iteration, from, to, .. } => format!("{} fallback {from} → {to}", it(iteration)),
-        Event::DegradedMode { iteration, reason } => {
-            format!("{} degraded mode: {}", it(iteration), sanitize_inline(reason))
+        Event::DegradedMode { iteration, cause } => {
+            format!("{} degraded mode: {}", it(iteration), sanitize_inline(&cause.to_string()))
         }
         Event::SearchCompleted { iteration, new_sources } => {
             // Pages found but unreadable were fetched too: the review counts
@@ -64,7 +64,7 @@ pub fn line(record: &EventRecord, state: &SessionState) -> Option<String> {
             report.quality_score,
             if report.meets_threshold { "" } else { ", below threshold" }
         ),
-        Event::NoValidSources { iteration, reason } => format!("{} no usable sources: {reason}", it(iteration)),
+        Event::NoValidSources { iteration, reason, .. } => format!("{} no usable sources: {reason}", it(iteration)),
         Event::Drafted { iteration, draft } => format!("{} draft: {} claims", it(iteration), draft.claims.len()),
         Event::Critiqued { iteration, critique } => format!(
             "{} critique: {:?}, {} issues, {} gaps",

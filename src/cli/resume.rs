@@ -2,20 +2,14 @@
 //! where it stopped (a session waiting on an ASK asks again); with
 //! `--follow-up "question"`, a finished session seeds a new one with its
 //! sources and findings. Both continue under the session's recorded
-//! configuration (see `recorded.rs`).
+//! configuration (`research::sessions::recorded_config`).
 
-use anyhow::Context;
-
-use super::args::{ResearchArgs, ResumeArgs};
+use super::args::ResumeArgs;
 use super::drive::{HeadlessOptions, run_headless};
-use super::recorded::recorded_config;
-use super::setup::{self, Setup};
+use super::setup::{self, Setup, cli_error};
 use super::{GlobalArgs, exit};
-use crate::engine::Engine;
-use crate::engine::protocol::{Command, Event, SessionHeader};
-use crate::engine::state::SessionState;
-use crate::session::follow_up::prepare_follow_up;
-use crate::session::{NewSessionLog, OpenedSession, Redactor, SessionDir, SessionStore, new_session_id, read_log};
+use crate::config::AskPolicy;
+use crate::research::{ResearchRequest, Resumption, Sessions};
 
 /// Which front end continues a session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,133 +25,102 @@ pub(super) fn frontend(headless: bool, json: bool) -> Frontend {
 }
 
 pub async fn execute(global: &GlobalArgs, args: ResumeArgs) -> anyhow::Result<u8> {
-    let setup = setup::load(global, Some(&args.research))?;
-    let id = SessionStore::new(setup.paths.sessions_dir()).resolve(&args.id)?;
+    let setup = setup::load(global)?;
+    let sessions = setup::sessions(&setup);
+    let request = args.research.request(args.ask);
     if let Some(question) = &args.follow_up {
-        return follow_up(global, setup, &args, &id, question).await;
+        return follow_up(global, &setup, &sessions, &args, &request, question).await;
     }
     let front = frontend(args.headless, args.json);
-    continue_session(global, setup, &id, &args.research, args.ask, args.json, front).await
+    continue_session(global, &setup, &sessions, &args.id, &request, args.json, front).await
 }
 
-/// Continues session `id` in the chosen front end.
+/// Continues session `given` in the chosen front end.
 pub(super) async fn continue_session(
     global: &GlobalArgs,
-    mut setup: Setup,
-    id: &str,
-    research: &ResearchArgs,
-    ask: Option<crate::config::AskPolicy>,
+    setup: &Setup,
+    sessions: &Sessions,
+    given: &str,
+    request: &ResearchRequest,
     json: bool,
     front: Frontend,
 ) -> anyhow::Result<u8> {
-    let loaded = setup.config.snapshot();
-    let store = SessionStore::new(setup.paths.sessions_dir());
-    let opened = store.open(id)?;
-    for notice in &opened.notices {
+    let overrides = setup::overrides(global)?;
+    let resumed = sessions.resume(given, request, &overrides).await.map_err(cli_error)?;
+    let (handle, notices, replayed) = match resumed {
+        Resumption::Ended { id, state } => {
+            let status = crate::engine::SessionStatus::of(&state, false);
+            eprintln!(
+                "session {id} has ended ({}); nothing to continue.\n  ask a follow-up: sleuth resume {id} --follow-up \"…\"\n  read it: sleuth export {id}",
+                status.label()
+            );
+            return Ok(exit::OK);
+        }
+        Resumption::Continuing { handle, notices, replayed_events } => (*handle, notices, replayed_events),
+    };
+    for notice in &notices {
         eprintln!("note: {notice}");
     }
-    let header = opened.state.header.clone().context("the session log has no header")?;
-    if let Some(outcome) = &opened.state.outcome {
-        eprintln!(
-            "session {id} has ended ({}); nothing to continue.\n  ask a follow-up: sleuth resume {id} --follow-up \"…\"\n  read it: sleuth export {id}",
-            serde_json::to_value(outcome)
-                .ok()
-                .and_then(|v| v["status"].as_str().map(str::to_string))
-                .unwrap_or_default()
-        );
-        return Ok(exit::OK);
-    }
-    let overrides = setup::overrides(global, Some(research))?;
-    let recorded = recorded_config(&setup.config, &header, &overrides)?;
-    if let Some(w) = &recorded.warning {
-        eprintln!("warning: {w}");
-    }
     eprintln!(
-        "resuming session {id}: {} events replayed, iteration {}, {}",
-        opened.records.len(),
-        opened.state.iteration(),
-        opened.state.stage().label()
+        "resuming session {}: {replayed} events replayed, iteration {}, {}",
+        handle.id,
+        handle.state.iteration(),
+        handle.state.stage().label()
     );
-    let runtime = setup::runtime(&setup.paths, recorded.config.clone()).await?;
-    setup.config = recorded.config;
-    let opts = HeadlessOptions { policy: ask.unwrap_or(setup.config.research.ask), json };
-    let mut settings = runtime.settings(id);
-    // The engine blanks keys named by either configuration in what it emits.
-    settings.redactor = Redactor::from_configs(&[&loaded, runtime.snapshot()]);
-    let OpenedSession { dir, lock, state, log, .. } = opened;
-    let parts = runtime.parts(&dir, Box::new(log));
-    let (engine, handle) = Engine::new(settings, parts, state.clone());
-    let code = match front {
-        Frontend::Headless => run_headless(engine, handle, None, opts, &dir).await,
-        Frontend::Tui => super::tui::continue_live(&setup, engine, handle, state, &dir.path, id).await,
-    };
-    // The lock is held until the engine has stopped writing.
-    drop(lock);
-    code
+    match front {
+        Frontend::Headless => {
+            let policy = request.ask.unwrap_or(recorded_policy(&handle.state));
+            run_headless(handle, HeadlessOptions { policy, json }).await
+        }
+        Frontend::Tui => super::tui::continue_live(setup, handle).await,
+    }
 }
 
-/// A new session that starts from finished session `prev_id`.
+/// The ask policy the session was recorded with (`[research] ask`).
+fn recorded_policy(state: &crate::engine::SessionState) -> AskPolicy {
+    state
+        .header
+        .as_ref()
+        .and_then(|h| serde_json::from_value(h.config["research"]["ask"].clone()).ok())
+        .unwrap_or_default()
+}
+
+/// A new session that starts from finished session `prev`.
 async fn follow_up(
     global: &GlobalArgs,
-    mut setup: Setup,
+    setup: &Setup,
+    sessions: &Sessions,
     args: &ResumeArgs,
-    prev_id: &str,
+    request: &ResearchRequest,
     question: &str,
 ) -> anyhow::Result<u8> {
-    let question = question.trim().to_string();
-    if question.is_empty() {
+    if question.trim().is_empty() {
         anyhow::bail!(
-            "the follow-up question is empty; e.g. sleuth resume {prev_id} --follow-up \"And for async code?\""
+            "the follow-up question is empty; e.g. sleuth resume {} --follow-up \"And for async code?\"",
+            args.id
         );
     }
-    let store = SessionStore::new(setup.paths.sessions_dir());
-    let header = header_of(&store.dir(prev_id))?;
-    let overrides = setup::overrides(global, Some(&args.research))?;
-    let recorded = recorded_config(&setup.config, &header, &overrides)?;
-    if let Some(w) = &recorded.warning {
-        eprintln!("warning: {w}");
+    let overrides = setup::overrides(global)?;
+    let started = sessions.follow_up(&args.id, question, request, &overrides).await.map_err(cli_error)?;
+    for notice in &started.notices {
+        eprintln!("warning: {notice}");
     }
-    let loaded = setup.config.snapshot();
-    // Built before the new session's folder: a provider that cannot start
-    // leaves no half-made session behind.
-    let runtime = setup::runtime(&setup.paths, recorded.config.clone()).await?;
-    let redactor = Redactor::from_configs(&[&loaded, runtime.snapshot()]);
-    setup.config = recorded.config;
-    let new_id = new_session_id();
-    let root = store.root().to_path_buf();
-    let (dir, imported) = prepare_follow_up(&root, prev_id, &new_id)?;
+    let handle = started.handle;
+    let prev = handle_prev(&args.id, sessions);
     eprintln!(
-        "follow-up of session {prev_id} as session {new_id}: starting from its {} sources and {} findings",
-        imported.sources.len(),
-        imported.findings.len()
+        "follow-up of session {prev} as session {}: starting from its {} sources and {} findings",
+        handle.id, started.sources, started.findings
     );
-    let mut settings = runtime.settings(&new_id);
-    settings.follow_up_of = Some(prev_id.to_string());
-    settings.imported = Some(imported);
-    settings.redactor = redactor;
-    // The staged folder moves into place (locked) when the header is recorded.
-    let log = NewSessionLog::new(&root, &new_id);
-    let parts = runtime.parts(&dir, Box::new(log));
-    let (engine, handle) = Engine::new(settings, parts, SessionState::default());
     match frontend(args.headless, args.json) {
         Frontend::Headless => {
-            let policy = args.ask.unwrap_or(setup.config.research.ask);
-            let opts = HeadlessOptions { policy, json: args.json };
-            run_headless(engine, handle, Some(question), opts, &dir).await
+            let policy = request.ask.unwrap_or(setup.config.research.ask);
+            run_headless(handle, HeadlessOptions { policy, json: args.json }).await
         }
-        Frontend::Tui => {
-            // Queued before the engine runs: it starts on this question.
-            handle.commands.send(Command::Start { question }).ok();
-            super::tui::continue_live(&setup, engine, handle, SessionState::default(), &dir.path, &new_id).await
-        }
+        Frontend::Tui => super::tui::continue_live(setup, handle).await,
     }
 }
 
-/// The header of a session's log.
-pub(super) fn header_of(dir: &SessionDir) -> anyhow::Result<SessionHeader> {
-    let log = read_log(&dir.log_path())?;
-    match log.records.into_iter().next().map(|r| r.event) {
-        Some(Event::SessionStarted(h)) => Ok(h),
-        _ => anyhow::bail!("{}: the log does not begin with a session header", dir.log_path().display()),
-    }
+/// The id `given` names (for the message; the follow-up already resolved it).
+fn handle_prev(given: &str, sessions: &Sessions) -> String {
+    sessions.resolve(given).unwrap_or_else(|_| given.to_string())
 }

@@ -1,5 +1,8 @@
-//! `sleuth serve` and `sleuth mcp`: the same runtime and jobs as every
-//! other command, behind HTTP or MCP.
+//! `sleuth serve` and `sleuth mcp`: the session service and its jobs,
+//! behind HTTP or MCP. Both start at once and build their parts (the
+//! corpus index, the model check) afterwards: the server answers 503 with
+//! `Retry-After` until they are ready; the MCP server answers `initialize`
+//! and builds on the first call that needs them.
 
 use std::sync::Arc;
 
@@ -8,18 +11,21 @@ use anyhow::Context;
 use super::args::ServeArgs;
 use super::{GlobalArgs, exit, setup};
 use crate::mcp::SleuthMcp;
-use crate::serve::{Jobs, ServeError, bind_and_token};
+use crate::research::Jobs;
+use crate::serve::{ServeError, bind_and_token};
 
 pub async fn serve(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<u8> {
-    let setup = setup::load(&args.apply(global), None)?;
+    let mut setup = setup::load(global)?;
+    args.apply(&mut setup.config)?;
     let conf = setup.config.serve.clone();
     let (addr, token) = bind_and_token(&conf, |name| std::env::var(name).ok())?;
     // Listened for before the socket opens: a signal right after start is not lost.
     let shutdown = shutdown_signal()?;
-    let runtime = setup::runtime(&setup.paths, setup.config.clone()).await?;
-    let jobs = Jobs::new(runtime, &conf);
-    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|source| ServeError::Listen { addr, source })?;
+    // Bound first: an address in use is said at once, before any indexing.
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|reason| ServeError::Listen { addr, reason })?;
     let local = listener.local_addr()?;
+    let sessions = setup::sessions(&setup);
+    let jobs = Jobs::new(sessions.clone(), &conf);
     eprintln!(
         "sleuth serve: listening on http://{local} ({} sessions at once, {} queued{}); Ctrl-C or SIGTERM stops",
         conf.concurrency(),
@@ -27,7 +33,18 @@ pub async fn serve(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<u8> {
         if token.is_some() { ", bearer token required" } else { "" }
     );
     tracing::info!(%local, "serving");
+    // The parts are built meanwhile; research requests get 503 until then.
+    let building = tokio::spawn(async move {
+        match sessions.runtime().await {
+            Ok(_) => eprintln!("sleuth serve: ready"),
+            Err(e) => {
+                eprintln!("sleuth serve: cannot start the research parts: {e}\n  /run answers 503 until they can start")
+            }
+        }
+    });
     crate::serve::serve(jobs, &conf, listener, token, shutdown).await?;
+    // Indexing may still run: it is abandoned (the next start resumes it).
+    building.abort();
     eprintln!("sleuth serve: stopped; interrupted sessions continue with `sleuth resume <id>`");
     Ok(exit::OK)
 }
@@ -53,10 +70,11 @@ fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()> + S
 }
 
 pub async fn mcp(global: &GlobalArgs) -> anyhow::Result<u8> {
-    let setup = setup::load(global, None)?;
+    let setup = setup::load(global)?;
     let conf = setup.config.serve.clone();
-    let runtime = setup::runtime(&setup.paths, setup.config.clone()).await?;
-    let jobs: Arc<Jobs> = Jobs::new(runtime, &conf);
+    // Nothing is built yet: `initialize` is answered at once.
+    let sessions = Arc::new(crate::research::Sessions::new(setup.config.clone(), setup.paths.clone()));
+    let jobs: Arc<Jobs> = Jobs::new(sessions, &conf);
     tracing::info!("mcp server on stdio");
     SleuthMcp::new(jobs.clone()).serve_stdio().await.map_err(anyhow::Error::msg)?;
     // The client went away: running sessions stop at a checkpoint, resumable.

@@ -13,7 +13,8 @@ pub struct SessionsArgs {
     /// Only sessions whose id or question contains this text (any case).
     #[arg(long, value_name = "TEXT")]
     pub filter: Option<String>,
-    /// One JSON object per session instead of the table.
+    /// The sessions as a JSON array (one object each, with its summary)
+    /// instead of the table.
     #[arg(long)]
     pub json: bool,
 }

@@ -18,8 +18,10 @@ const QUESTION_WIDTH: usize = 48;
 /// No logging is started: listing stays fast.
 pub(super) fn checked_paths(global: &GlobalArgs) -> anyhow::Result<Paths> {
     let paths = Paths::discover().map_err(anyhow::Error::msg)?;
-    let overrides = super::setup::overrides(global, None)?;
-    crate::config::load(global.config.as_deref(), &paths.config_file(), std::env::vars(), &overrides)?;
+    let overrides = super::setup::overrides(global)?;
+    let (config, _) =
+        crate::config::load(global.config.as_deref(), &paths.config_file(), std::env::vars(), &overrides)?;
+    crate::session::set_read_limits((&config.sessions).into());
     Ok(paths)
 }
 

@@ -4,10 +4,10 @@
 use std::path::{Path, PathBuf};
 
 use super::args::{GlobalArgs, OpenArgs, ResearchArgs, TuiArgs};
-use super::{exit, setup};
-use crate::engine::model::Outcome;
-use crate::engine::protocol::Command;
-use crate::engine::{Engine, SessionState};
+use super::setup::{self, cli_error};
+use super::{drive::exit_code, exit};
+use crate::engine::{SessionState, SessionStatus};
+use crate::research::{HandleParts, ResearchRequest, SessionHandle};
 use crate::session::SessionDir;
 use crate::tui::{self, LiveSession, Options, Tui};
 
@@ -17,12 +17,19 @@ pub async fn start(
     research: &ResearchArgs,
     flags: &TuiArgs,
 ) -> anyhow::Result<u8> {
-    let question = question.map(|q| q.trim().to_string());
-    if question.as_deref() == Some("") {
-        anyhow::bail!("the question is empty; ask something, or run `sleuth` alone to type it");
-    }
-    let mut setup = setup::load(&flags.apply(global), Some(research))?;
+    let mut setup = setup::load(global)?;
+    flags.apply(&mut setup.config);
     let opts = Options::from_config(&setup.config.tui, Some(&setup.paths.config_dir))?;
+    let sessions = setup::sessions(&setup);
+    let request = research.request(None);
+    // The flags and a question given here are checked before the terminal is taken.
+    let given = match &question {
+        Some(q) => Some(sessions.check(q, &request).map_err(cli_error)?.0),
+        None => {
+            request.apply(sessions.config()).map_err(super::args::flag_error)?;
+            None
+        }
+    };
     if !tui::has_terminal() {
         return Err(tui::TuiError::NotATerminal.into());
     }
@@ -30,55 +37,54 @@ pub async fn start(
     // the TUI owns the terminal. The session's folder appears, locked until
     // the engine lets it go, with its header: nothing exists while the corpus
     // is indexed or the question is typed.
-    let runtime = setup::runtime(&setup.paths, setup.config.clone()).await?;
-    let prepared = runtime.new_session()?;
-    let (dir, parts) = (prepared.dir, prepared.parts);
-    let id = dir.id.clone();
+    sessions.runtime().await.map_err(cli_error)?;
     let mut term = Tui::enter(setup.log.file.clone())?;
-    let question = match question {
-        Some(q) => q,
+    let (question, request) = match given {
+        Some(q) => (q, request),
         None => {
-            let r = &setup.config.research;
-            match tui::prompt(&mut term, &opts, r.preset, r.source_mode, r.step_mode).await? {
+            let base = request.apply(sessions.config()).map_err(super::args::flag_error)?.research;
+            match tui::prompt(&mut term, &opts, base.preset, base.source_mode, base.step_mode).await? {
                 Some(answer) => {
-                    setup.config.research.preset = answer.preset;
-                    setup.config.research.source_mode = answer.source_mode;
-                    setup.config.research.step_mode = answer.step_mode;
-                    answer.question
+                    let chosen = ResearchRequest {
+                        preset: Some(answer.preset),
+                        source_mode: Some(answer.source_mode),
+                        step: Some(answer.step_mode),
+                        ..request
+                    };
+                    (answer.question, chosen)
                 }
                 None => return Ok(exit::OK),
             }
         }
     };
-    tracing::info!(session = %id, "TUI session");
-    let settings = runtime.settings_with(&id, &setup.config.research);
-    let (engine, handle) = Engine::new(settings, parts, SessionState::default());
-    handle.commands.send(Command::Start { question }).ok();
-    let task = tokio::spawn(engine.run());
-    let session = LiveSession { task, handle, state: SessionState::default(), session_dir: dir.path.clone() };
-    let end = tui::live(&mut term, &opts, session).await;
-    drop(term);
-    let end = end?;
-    Ok(farewell(&end.state, &end.engine, &dir.path, &id))
+    // A typed question is held to the same limit as any other.
+    let session = match sessions.start(&question, &request).await {
+        Ok(s) => s,
+        Err(e) => {
+            drop(term);
+            return Err(cli_error(e));
+        }
+    };
+    tracing::info!(session = %session.id, "TUI session");
+    show_live(term, &opts, session).await
 }
 
-/// Shows a resumed (or forked) session live: an open ASK asks again.
-pub(super) async fn continue_live(
-    setup: &setup::Setup,
-    engine: Engine,
-    handle: crate::engine::EngineHandle,
-    state: SessionState,
-    dir: &Path,
-    id: &str,
-) -> anyhow::Result<u8> {
+/// Shows a resumed (or forked, or follow-up) session live: an open ASK asks again.
+pub(super) async fn continue_live(setup: &setup::Setup, session: SessionHandle) -> anyhow::Result<u8> {
     let opts = Options::from_config(&setup.config.tui, Some(&setup.paths.config_dir))?;
-    let mut term = Tui::enter(setup.log.file.clone())?;
-    let task = tokio::spawn(engine.run());
-    let session = LiveSession { task, handle, state, session_dir: dir.to_path_buf() };
-    let end = tui::live(&mut term, &opts, session).await;
+    let term = Tui::enter(setup.log.file.clone())?;
+    show_live(term, &opts, session).await
+}
+
+async fn show_live(mut term: Tui, opts: &Options, session: SessionHandle) -> anyhow::Result<u8> {
+    let HandleParts { task, engine, state, dir, lock } = session.into_parts();
+    let live = LiveSession { task, handle: engine, state, session_dir: dir.path.clone() };
+    let end = tui::live(&mut term, opts, live).await;
     drop(term);
+    // The lock of a resumed session is held until the engine has stopped writing.
+    drop(lock);
     let end = end?;
-    Ok(farewell(&end.state, &end.engine, dir, id))
+    Ok(farewell(&end.state, &end.engine, &dir.path, &dir.id))
 }
 
 /// Says where the session is and how to come back to it; the exit code.
@@ -92,27 +98,35 @@ fn farewell(state: &SessionState, engine: &Option<Result<SessionState, String>>,
         let why = if state.open_ask().is_some() { " (a question waits for your answer)" } else { "" };
         eprintln!("  unfinished{why}: sleuth resume {id}");
     }
-    match (&state.outcome, engine) {
-        (_, Some(Err(_))) => exit::ERROR,
-        (Some(Outcome::Cancelled), _) => exit::CANCELLED,
-        (Some(Outcome::Failed { .. }), _) => exit::ERROR,
-        _ => exit::OK,
+    match engine {
+        Some(Err(_)) => exit::ERROR,
+        // Quitting the view of an unfinished session leaves it resumable.
+        _ if !state.is_finished() => exit::OK,
+        _ => exit_code(SessionStatus::of(state, false)),
     }
 }
 
 pub async fn open(global: &GlobalArgs, args: OpenArgs) -> anyhow::Result<u8> {
-    let setup = setup::load(&args.tui.apply(global), None)?;
+    let mut setup = setup::load(global)?;
+    args.tui.apply(&mut setup.config);
     let opts = Options::from_config(&setup.config.tui, Some(&setup.paths.config_dir))?;
+    let service = setup::sessions(&setup);
     let sessions = setup.paths.sessions_dir();
-    let chosen = match &args.session {
-        Some(s) => Some(resolve(&sessions, s)?),
-        None => None,
-    };
-    // A named session is read before the terminal is taken: a bad log is
-    // reported as a plain error.
-    let app = match &chosen {
-        Some(dir) => Some(tui::load_review(dir, &opts)?),
-        None => None,
+    // A named session is read (and redacted, as every export is) before the
+    // terminal is taken: a bad log is reported as a plain error.
+    let (chosen, app) = match &args.session {
+        Some(s) => {
+            let dir = resolve(&sessions, s)?;
+            let app = match service
+                .replay(&dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default())
+            {
+                Ok(r) if r.dir.path == dir => tui::review_records(r.redacted_records(), r.torn_tail.is_some(), &opts),
+                // A session folder outside the store: read as it is.
+                _ => tui::load_review(&dir, &opts)?,
+            };
+            (Some(dir), Some(app))
+        }
+        None => (None, None),
     };
     if !tui::has_terminal() {
         return Err(tui::TuiError::NotATerminal.into());

@@ -5,6 +5,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::Config;
+use super::explain::{self, shown};
 use super::validate::{Invalid, validate};
 
 /// Where a setting came from.
@@ -54,10 +55,11 @@ impl Overrides {
         let mut table = toml::Table::try_from(base).map_err(|e| recorded(e.to_string()))?;
         for (key, value, flag) in &self.entries {
             insert(&mut table, key, value.clone())
-                .and_then(|_| check(&table))
+                .and_then(|_| check(&table, key))
                 .map_err(|message| ConfigError::Flag { flag: flag.clone(), message })?;
         }
-        let cfg: Config = table.try_into().map_err(|e: toml::de::Error| recorded(e.message().to_string()))?;
+        let cfg: Config =
+            explain::parse(&table).map_err(|inv| recorded(format!("key `{}`: {}", inv.key, inv.message)))?;
         match validate(&cfg).first() {
             Some(inv) => {
                 let flag = self
@@ -81,9 +83,9 @@ pub enum ConfigError {
     Read { path: PathBuf, message: String },
     #[error("{}", file_error(path, *line, key.as_deref(), message))]
     File { path: PathBuf, line: Option<usize>, key: Option<String>, message: String },
-    #[error("environment variable {var}: {message}")]
+    #[error("environment variable {var}: {}; fix or unset it", shown(message))]
     Env { var: String, message: String },
-    #[error("{flag}: {message}")]
+    #[error("{}: {}", shown(flag), shown(message))]
     Flag { flag: String, message: String },
 }
 
@@ -93,9 +95,12 @@ fn file_error(path: &Path, line: Option<usize>, key: Option<&str>, message: &str
         s.push_str(&format!(", line {line}"));
     }
     if let Some(key) = key {
-        s.push_str(&format!(", key `{key}`"));
+        s.push_str(&format!(", key `{}`", shown(key)));
     }
-    s.push_str(&format!(": {message}\n  fix the value, or remove the line to use the default (every key is documented in config.toml.example)"));
+    s.push_str(&format!(
+        ": {}\n  fix the value, or remove the line to use the default (every key is documented in config.toml.example)",
+        shown(message)
+    ));
     s
 }
 
@@ -144,19 +149,14 @@ pub fn load(
         None => (toml::Table::new(), String::new()),
         Some(p) => {
             let text = read_capped(p)?;
-            // Deserialize the file alone first: its errors carry spans.
-            let cfg: Config = toml::from_str(&text).map_err(|e| {
+            // The file alone first: its errors are the file's, with a line.
+            let table: toml::Table = toml::from_str(&text).map_err(|e| {
                 let line = e.span().map(|s| line_of(&text, s.start));
-                let key = unknown_field(e.message()).or_else(|| e.span().and_then(|s| key_at(&text, s.start)));
-                ConfigError::File { path: p.clone(), line, key, message: e.message().trim().to_string() }
+                let key = e.span().and_then(|s| key_at(&text, s.start));
+                ConfigError::File { path: p.clone(), line, key, message: shown(e.message().trim()) }
             })?;
+            let cfg = explain::parse(&table).map_err(|inv| file_invalid(p, &text, &inv))?;
             report_invalid(&validate(&cfg), |inv| file_invalid(p, &text, inv))?;
-            let table: toml::Table = toml::from_str(&text).map_err(|e| ConfigError::File {
-                path: p.clone(),
-                line: None,
-                key: None,
-                message: e.to_string(),
-            })?;
             (table, text)
         }
     };
@@ -167,19 +167,20 @@ pub fn load(
     for (var, raw) in env {
         let key = var["SLEUTH__".len()..].split("__").map(str::to_lowercase).collect::<Vec<_>>().join(".");
         insert(&mut table, &key, parse_value(&raw))
-            .and_then(|_| check(&table))
+            .and_then(|_| check(&table, &key))
             .map_err(|message| ConfigError::Env { var: var.clone(), message })?;
         origins.push((key, ConfigSource::Env(var)));
     }
     for (key, value, flag) in &flags.entries {
         insert(&mut table, key, value.clone())
-            .and_then(|_| check(&table))
+            .and_then(|_| check(&table, key))
             .map_err(|message| ConfigError::Flag { flag: flag.clone(), message })?;
         origins.push((key.clone(), ConfigSource::Flag(flag.clone())));
     }
-    let cfg: Config = table.try_into().map_err(|e: toml::de::Error| ConfigError::Flag {
+    // Every layer was checked as it was added: this cannot fail but by a bug.
+    let cfg: Config = explain::parse(&table).map_err(|inv| ConfigError::Flag {
         flag: "configuration".into(),
-        message: e.message().to_string(),
+        message: format!("key `{}`: {}", inv.key, inv.message),
     })?;
     let invalid = validate(&cfg);
     report_invalid(&invalid, |inv| {
@@ -202,18 +203,19 @@ pub fn load(
 pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 
 fn read_capped(path: &Path) -> Result<String, ConfigError> {
-    use std::io::Read;
+    use crate::files::FileError;
     let read_err = |message: String| ConfigError::Read { path: path.to_path_buf(), message };
-    let file = std::fs::File::open(path).map_err(|e| read_err(e.to_string()))?;
-    let mut bytes = Vec::new();
-    file.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes).map_err(|e| read_err(e.to_string()))?;
-    if bytes.len() as u64 > MAX_CONFIG_BYTES {
-        return Err(read_err(format!(
+    match crate::files::read_text_capped(path, MAX_CONFIG_BYTES) {
+        Ok(text) => Ok(text),
+        Err(FileError::TooLarge { .. }) => Err(read_err(format!(
             "larger than {} MiB; a config file is a few lines of TOML (is this the right file?)",
             MAX_CONFIG_BYTES / (1024 * 1024)
-        )));
+        ))),
+        Err(FileError::NotRegular { what, .. }) => {
+            Err(read_err(format!("it is {what}, not a file; give the path of a TOML file")))
+        }
+        Err(FileError::Io { source, .. }) => Err(read_err(source.to_string())),
     }
-    String::from_utf8(bytes).map_err(|e| read_err(format!("not UTF-8 text ({e})")))
 }
 
 fn report_invalid(invalid: &[Invalid], to_error: impl Fn(&Invalid) -> ConfigError) -> Result<(), ConfigError> {
@@ -232,9 +234,14 @@ fn file_invalid(path: &Path, text: &str, inv: &Invalid) -> ConfigError {
     }
 }
 
-/// Checks that the table still deserializes, naming the problem if not.
-fn check(table: &toml::Table) -> Result<(), String> {
-    table.clone().try_into::<Config>().map(|_| ()).map_err(|e| e.message().trim().to_string())
+/// Checks that the table still makes a configuration after `key` was set,
+/// naming the problem (and the key, when another than `key`) if not.
+fn check(table: &toml::Table, key: &str) -> Result<(), String> {
+    match explain::parse(table) {
+        Ok(_) => Ok(()),
+        Err(inv) if inv.key == key => Err(inv.message),
+        Err(inv) => Err(format!("key `{}`: {}", inv.key, inv.message)),
+    }
 }
 
 fn insert(table: &mut toml::Table, dotted: &str, value: toml::Value) -> Result<(), String> {
@@ -260,11 +267,6 @@ fn parse_value(raw: &str) -> toml::Value {
 
 fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].bytes().filter(|b| *b == b'\n').count() + 1
-}
-
-fn unknown_field(message: &str) -> Option<String> {
-    let rest = message.split("unknown field `").nth(1)?;
-    Some(rest.split('`').next()?.to_string())
 }
 
 /// The 1-based line where a dotted key is set in a TOML text.

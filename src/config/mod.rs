@@ -3,6 +3,7 @@
 //! (`SLEUTH__SECTION__KEY`) < flags. Every key is documented with its
 //! default in `config.toml.example`.
 
+mod explain;
 pub mod keymap;
 pub mod keyspec;
 mod load;
@@ -13,6 +14,7 @@ mod serve;
 pub use serve::ServeConfig;
 pub mod tui;
 mod validate;
+pub use validate::{Invalid, validate};
 
 use std::collections::BTreeMap;
 
@@ -31,6 +33,7 @@ use crate::llm::LlmConfig;
 use crate::search::local::LocalConfig;
 use crate::search::opensearch::OpenSearchConfig;
 use crate::search::web::WebConfig;
+use crate::session::SessionsConfig;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -51,6 +54,7 @@ pub struct Config {
     pub opensearch: OpenSearchConfig,
     pub tui: TuiConfig,
     pub serve: ServeConfig,
+    pub sessions: SessionsConfig,
     pub log: LogConfig,
 }
 
@@ -79,7 +83,7 @@ pub enum AskPolicy {
     Stdin,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ResearchConfig {
     pub preset: Preset,
@@ -90,6 +94,23 @@ pub struct ResearchConfig {
     pub reasoner: ReasonerKind,
     /// Headless answer policy for ASK.
     pub ask: AskPolicy,
+    /// Longest question taken, in characters, by every front end (the CLI,
+    /// the TUI, HTTP and MCP): a 40,000-word "question" is refused, not
+    /// researched for minutes.
+    pub max_question_chars: usize,
+}
+
+impl Default for ResearchConfig {
+    fn default() -> Self {
+        Self {
+            preset: Preset::default(),
+            step_mode: false,
+            source_mode: SourceMode::default(),
+            reasoner: ReasonerKind::default(),
+            ask: AskPolicy::default(),
+            max_question_chars: 10_000,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -22,6 +22,7 @@ const fn r(key: &'static str, min: f64, max: f64) -> Range {
 const UNIT: (f64, f64) = (0.0, 1.0);
 
 pub const RANGES: &[Range] = &[
+    r("research.max_question_chars", 100.0, 1_000_000.0),
     r("limits.max_iterations", 1.0, 100.0),
     r("limits.max_queries", 1.0, 50.0),
     r("limits.max_sources", 1.0, 500.0),
@@ -79,6 +80,7 @@ pub const RANGES: &[Range] = &[
     r("local.coordination", UNIT.0, UNIT.1),
     r("local.short_passage_words", 0.0, 10_000.0),
     r("local.threads", 0.0, 256.0),
+    r("local.stale_check_ms", 0.0, 60_000.0),
     r("builtin.max_aspects", 1.0, 50.0),
     r("builtin.related_aspects", 0.0, 20.0),
     r("builtin.relevance_threshold", UNIT.0, UNIT.1),
@@ -144,6 +146,8 @@ pub const RANGES: &[Range] = &[
     r("opensearch.bulk_retries", 0.0, 100.0),
     r("opensearch.shards", 1.0, 1_024.0),
     r("opensearch.replicas", 0.0, 64.0),
+    r("sessions.max_log_mb", 1.0, 1_048_576.0),
+    r("sessions.max_line_mb", 1.0, 4_096.0),
 ];
 
 /// The range of a key as written in a config (`llm.pricing.gpt-4o.input`

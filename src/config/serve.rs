@@ -23,6 +23,11 @@ pub struct ServeConfig {
     pub run_wait_secs: u64,
     /// How long running sessions get at shutdown to reach a checkpoint.
     pub shutdown_grace_secs: u64,
+    /// Host names (or `host:port`) a request's `Host` and `Origin` may name
+    /// besides the bound address, `localhost`, `127.0.0.1` and `[::1]`: the
+    /// public name of a reverse proxy in front of the server. Everything
+    /// else is refused (403), so a page using DNS rebinding cannot reach it.
+    pub allowed_hosts: Vec<String>,
 }
 
 impl Default for ServeConfig {
@@ -36,6 +41,7 @@ impl Default for ServeConfig {
             request_timeout_secs: 30,
             run_wait_secs: 900,
             shutdown_grace_secs: 10,
+            allowed_hosts: Vec::new(),
         }
     }
 }

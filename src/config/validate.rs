@@ -35,11 +35,30 @@ pub fn validate(c: &Config) -> Vec<Invalid> {
             message: "a search chain names `opensearch`: set the cluster's URL (one node or a list)".into(),
         });
     }
+    if let Some(message) = log_level_problem(&c.log.level) {
+        v.push(Invalid { key: "log.level".into(), message });
+    }
     v.extend(crate::llm::validate(&c.llm).into_iter().map(|(key, message)| Invalid { key, message }));
     for e in super::keymap::validate(&c.tui.keys) {
         v.push(Invalid { key: e.key, message: e.message });
     }
     v
+}
+
+/// `[log] level`: a level, or a filter naming targets (`sleuth=debug,
+/// tantivy=warn`). A bare word that is neither ("loud") would be read as a
+/// target name and silently log nothing of sleuth's.
+fn log_level_problem(level: &str) -> Option<String> {
+    const LEVELS: [&str; 6] = ["off", "error", "warn", "info", "debug", "trace"];
+    let directive = level.contains('=') || level.contains(',');
+    let known = LEVELS.contains(&level.trim().to_ascii_lowercase().as_str());
+    let valid_filter = directive && tracing_subscriber::EnvFilter::try_new(level).is_ok();
+    (!known && !valid_filter).then(|| {
+        format!(
+            "must be error, warn, info, debug or trace, or a filter such as \"sleuth=debug,tantivy=warn\" (got {})",
+            super::explain::shown(&format!("\"{level}\""))
+        )
+    })
 }
 
 #[cfg(test)]
@@ -62,6 +81,20 @@ mod tests {
         c.opensearch.bulk_in_flight = 0;
         let keys: Vec<String> = validate(&c).into_iter().map(|i| i.key).collect();
         assert_eq!(keys, vec!["opensearch.bulk_in_flight"]);
+    }
+
+    #[test]
+    fn the_log_level_is_a_level_or_a_filter() {
+        let mut c = Config::default();
+        for ok in ["info", "DEBUG", "sleuth=debug,tantivy=warn", "trace"] {
+            c.log.level = ok.into();
+            assert_eq!(validate(&c), vec![], "{ok}");
+        }
+        c.log.level = "loud".into();
+        let got = validate(&c);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].key, "log.level");
+        assert!(got[0].message.contains("got \"loud\""), "{}", got[0].message);
     }
 
     #[test]

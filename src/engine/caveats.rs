@@ -4,7 +4,6 @@
 use super::model::{AnswerStatus, DecisionReason, StopReason};
 use super::settings::DecideSettings;
 use super::state::{QueryResult, SessionState};
-use super::tiers::STRICT_REASON_PREFIX;
 use crate::text::sanitize_inline;
 
 /// What the report can say about the question, from the state and the
@@ -64,9 +63,10 @@ pub fn caveats(state: &SessionState, stop: StopReason, based_on: Option<u32>, s:
         out.push(c);
     }
     if !state.degraded.is_empty() {
+        let causes: Vec<String> = state.degraded.iter().map(ToString::to_string).collect();
         out.push(format!(
             "Search capabilities were limited; this answer is based on partial information ({}).",
-            state.degraded.join("; ")
+            causes.join("; ")
         ));
     }
     if let Some(c) = failed_queries_caveat(state) {
@@ -139,7 +139,7 @@ fn failed_queries_caveat(state: &SessionState) -> Option<String> {
     let (failed, total) = queries.fold((0, 0), |(f, t), q| {
         (f + usize::from(matches!(q.result, Some(super::state::QueryResult::Failed { .. }))), t + 1)
     });
-    if failed == 0 || state.degraded.iter().any(|r| r.contains("queries failed")) {
+    if failed == 0 || state.degraded.iter().any(|d| d.is_failed_queries()) {
         return None;
     }
     Some(format!("{failed} of {total} search queries failed; what they would have found is missing from this answer."))
@@ -179,7 +179,7 @@ fn no_sources_caveat(state: &SessionState) -> Option<String> {
     // The first reason says why the sources were dropped; later ones
     // often only say that nothing new turned up.
     let first = reasons.first()?;
-    if reasons.iter().any(|r| r.starts_with(STRICT_REASON_PREFIX)) {
+    if state.iterations.iter().any(|it| it.no_valid_sources_strict) {
         let filtered = state
             .sources
             .iter()

@@ -2,7 +2,6 @@
 //! keeps answering garbage, an endpoint that went away): something simple
 //! and honest, so the loop degrades instead of crashing (DESIGN §4).
 
-use super::imported::is_imported_constraint;
 use super::model::{Citation, Claim, Critique, Draft, PlannedQuery, Reflection, SourceVerdict, Verdict};
 use super::reasoner::SourceDoc;
 use crate::text::content_terms;
@@ -11,15 +10,16 @@ use crate::text::content_terms;
 /// not become a paragraph-long search.
 const MAX_CONSTRAINT_TERMS: usize = 6;
 
-pub fn plan(question: &str, constraints: &[String], max_queries: usize) -> (Reflection, Vec<PlannedQuery>) {
+/// `said` are the user's constraints (answers and notes); a follow-up's
+/// imported findings are context, not something to search for, and are
+/// left out by the caller (`SessionState::said_constraints`).
+pub fn plan(question: &str, said: &[String], max_queries: usize) -> (Reflection, Vec<PlannedQuery>) {
     let mut queries = vec![PlannedQuery::new(question, "the question as asked (planner unavailable)")];
     let terms = content_terms(question);
     if terms.len() > 1 {
         queries.push(PlannedQuery::new(terms.join(" "), "content terms of the question"));
     }
-    // A follow-up's imported findings are context, not something to search for.
-    let said = constraints.iter().filter(|c| !is_imported_constraint(c));
-    for c in said.take(max_queries.saturating_sub(queries.len())) {
+    for c in said.iter().take(max_queries.saturating_sub(queries.len())) {
         let mut t = content_terms(c);
         t.truncate(MAX_CONSTRAINT_TERMS);
         if !t.is_empty() {
@@ -112,9 +112,14 @@ mod tests {
             findings: (1..=10).map(|i| format!("finding {i} about conversion traits and boxing [{i}]")).collect(),
             sources: Vec::new(),
         };
-        let note = "Note from the user: prefer tokio examples with thiserror derive macros and anyhow context chains";
-        let constraints = vec![imported.as_constraint(), note.to_string()];
-        let (_, queries) = plan("How do I write a From impl for my error?", &constraints, 10);
+        let note = "prefer tokio examples with thiserror derive macros and anyhow context chains";
+        // The fold keeps the imported findings apart from what the user said.
+        let state = crate::engine::state::SessionState {
+            imported_constraints: 1,
+            constraints: vec![imported.as_constraint(), format!("Note from the user: {note}")],
+            ..Default::default()
+        };
+        let (_, queries) = plan("How do I write a From impl for my error?", state.said_constraints(), 10);
         let texts: Vec<&str> = queries.iter().map(|q| q.text.as_str()).collect();
         assert_eq!(texts.len(), 3, "{texts:?}");
         assert!(texts.iter().all(|t| !t.contains("boxing") && !t.contains("follows")), "{texts:?}");

@@ -28,13 +28,18 @@ pub struct Interpretation {
 impl Interpretation {
     /// From an answered ASK: the chosen option's words (and the question's)
     /// are kept; every other option's remaining words are excluded. A free
-    /// text answer rejects the options that share none of its words.
+    /// text answer rejects the options that share none of its words, when
+    /// it shares words with some: one that names no option ("the Roman
+    /// god", a stray "7") is a constraint of its own and rules nothing out,
+    /// or it would leave no source standing.
     pub fn from_answer(question: &str, iteration: u32, c: &Clarification, answer: &Answer) -> Self {
         let chosen_terms: HashSet<String> = content_terms(answer.as_text()).into_iter().collect();
         let keep: HashSet<String> = chosen_terms.iter().cloned().chain(content_terms(question)).collect();
+        let shares = |option: &String| content_terms(option).iter().any(|t| chosen_terms.contains(t));
+        let names_an_option = c.options.iter().any(shares);
         let rejected = c.options.iter().enumerate().filter(|(i, option)| match answer {
             Answer::Choice { index, .. } => i != index,
-            Answer::Text { .. } => content_terms(option).iter().all(|t| !chosen_terms.contains(t)),
+            Answer::Text { .. } => names_an_option && !shares(option),
         });
         let mut excluded: Vec<String> = Vec::new();
         for (_, option) in rejected {
@@ -146,6 +151,16 @@ mod tests {
         let i = Interpretation::from_answer("What is Atlas?", 1, &clarification(), &answer);
         assert!(i.excluded.contains(&"cafeteria".to_string()), "{:?}", i.excluded);
         assert!(!i.excluded.contains(&"deploy".to_string()), "{:?}", i.excluded);
+    }
+
+    #[test]
+    fn a_free_answer_naming_no_option_rules_nothing_out() {
+        for text in ["7", "the Greek myth"] {
+            let answer = Answer::Text { text: text.into() };
+            let i = Interpretation::from_answer("What is Atlas?", 1, &clarification(), &answer);
+            assert!(i.excluded.is_empty(), "{text}: {:?}", i.excluded);
+            assert!(i.keeps_source("Atlas, the deploy pipeline, ships the cafeteria menu app."));
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@
 pub mod caveats;
 pub mod citations;
 pub mod command;
+pub mod continuity;
 pub mod convergence;
 pub mod decide;
 pub mod dedupe;
@@ -29,9 +30,11 @@ pub mod render;
 pub mod run;
 pub mod settings;
 pub mod state;
+pub mod status;
 pub mod tiers;
 
 pub use next::{NextStep, Stage};
 pub use protocol::{Answer, Command, Event, EventRecord, Limits, SessionHeader, Steer};
 pub use run::{Engine, EngineError, EngineHandle, EngineParts};
 pub use state::SessionState;
+pub use status::SessionStatus;

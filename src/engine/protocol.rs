@@ -9,16 +9,22 @@ use serde::{Deserialize, Serialize};
 use super::preset::SessionPreset;
 
 pub use super::imported::{ImportedContext, ImportedSource};
+pub use super::model::Answer;
 use super::model::{
-    Clarification, Critique, Decision, Draft, Evaluation, Outcome, PlannedQuery, QualityReport, Refinement, Reflection,
-    Report, SourceId, SourceMeta, SourceVerdict, Usage, Verification,
+    Clarification, Critique, Decision, Degradation, Draft, Evaluation, Outcome, Phase, PlannedQuery, QualityReport,
+    Refinement, Reflection, Report, SourceId, SourceMeta, SourceVerdict, Usage, Verification,
 };
 
 /// Version of the event-log format written by this build. History:
 /// 1 — the first format; 2 — `SessionHeader::imported` (follow-up
-/// sessions: a build that ignored it would reuse the imported source ids).
-/// A fixture log of every version lives in `tests/fixtures/`.
-pub const SCHEMA_VERSION: u32 = 2;
+/// sessions: a build that ignored it would reuse the imported source ids);
+/// 3 — reasons as types: `degraded_mode` carries a `cause` (schema 2 wrote
+/// a `reason` sentence), `no_valid_sources` says whether strict mode was
+/// the cause, `error` names a known phase; and `Event::ReportRestarted` (a
+/// build that ignored it would show a dead WRITE's fragments run into the
+/// new report). A fixture log of every version lives in `tests/fixtures/`;
+/// older ones read as they always did.
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// What a UI (or the headless printer) can ask of the engine.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -40,23 +46,6 @@ pub enum Command {
     ForceOutput,
     /// Stop; a partial report is still recorded.
     Cancel,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Answer {
-    Choice { index: usize, label: String },
-    Text { text: String },
-}
-
-impl Answer {
-    /// The answer as the constraint text the next iterations work under.
-    pub fn as_text(&self) -> &str {
-        match self {
-            Answer::Choice { label, .. } => label,
-            Answer::Text { text } => text,
-        }
-    }
 }
 
 /// A user's edit to the next iteration, made at a step pause.
@@ -191,7 +180,9 @@ pub enum Event {
     },
     DegradedMode {
         iteration: u32,
-        reason: String,
+        /// Why (schema 2: a `reason` sentence, read into the same type).
+        #[serde(alias = "reason", deserialize_with = "Degradation::read")]
+        cause: Degradation,
     },
     SourceAdded {
         source: SourceMeta,
@@ -221,6 +212,10 @@ pub enum Event {
     NoValidSources {
         iteration: u32,
         reason: String,
+        /// Strict mode's tier filter left nothing (schema 3; before, the
+        /// reason's first words said so).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        strict: Option<bool>,
     },
     Drafted {
         iteration: u32,
@@ -269,7 +264,7 @@ pub enum Event {
         usage: Usage,
     },
     Error {
-        phase: String,
+        phase: Phase,
         message: String,
     },
     MemoryStored {
@@ -288,6 +283,14 @@ pub enum Event {
     ReportDelta {
         text: String,
     },
+    /// WRITE starts again from the beginning: every `report_delta` before
+    /// this one belongs to a write that did not finish (the process died,
+    /// or a cancel interrupted it) and is void. Whoever shows the stream
+    /// clears it here.
+    ReportRestarted {
+        /// Bytes of streamed text discarded.
+        discarded_bytes: u64,
+    },
     ReportWritten {
         report: Report,
     },
@@ -300,6 +303,35 @@ pub enum Event {
 }
 
 impl Event {
+    /// The iteration an event belongs to, when it names one.
+    pub fn iteration(&self) -> Option<u32> {
+        match self {
+            Event::IterationStarted { iteration, .. }
+            | Event::Planned { iteration, .. }
+            | Event::QuerySearched { iteration, .. }
+            | Event::QueryFailed { iteration, .. }
+            | Event::ProviderFallback { iteration, .. }
+            | Event::CircuitOpened { iteration, .. }
+            | Event::CircuitClosed { iteration, .. }
+            | Event::DegradedMode { iteration, .. }
+            | Event::SourceDuplicate { iteration, .. }
+            | Event::SourceSkipped { iteration, .. }
+            | Event::SearchCompleted { iteration, .. }
+            | Event::Reviewed { iteration, .. }
+            | Event::NoValidSources { iteration, .. }
+            | Event::Drafted { iteration, .. }
+            | Event::Critiqued { iteration, .. }
+            | Event::Evaluated { iteration, .. }
+            | Event::Decided { iteration, .. }
+            | Event::Refined { iteration, .. }
+            | Event::Paused { iteration }
+            | Event::Resumed { iteration }
+            | Event::AskRaised { iteration, .. } => Some(*iteration),
+            Event::SourceAdded { source } => Some(source.iteration),
+            _ => None,
+        }
+    }
+
     /// Snake-case name of the variant, for progress lines and filters.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -336,6 +368,7 @@ impl Event {
             Event::CancelRequested => "cancel_requested",
             Event::CommandRejected { .. } => "command_rejected",
             Event::ReportDelta { .. } => "report_delta",
+            Event::ReportRestarted { .. } => "report_restarted",
             Event::ReportWritten { .. } => "report_written",
             Event::Verified { .. } => "verified",
             Event::SessionEnded { .. } => "session_ended",

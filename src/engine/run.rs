@@ -12,7 +12,7 @@ use tokio::time::Instant;
 
 use super::command::on_command;
 use super::memory::MemoryStore;
-use super::model::{Outcome, SourceId, Usage};
+use super::model::{self, DecisionReason, Outcome, SourceId, StopReason, Usage};
 use super::next::NextStep;
 use super::ports::{EventSink, Searcher, StoreError, TextStore};
 use super::protocol::{Command, Event, EventRecord, SCHEMA_VERSION, SessionHeader};
@@ -29,6 +29,10 @@ pub struct EngineParts {
     pub log: Box<dyn EventSink>,
 }
 
+/// How many times in a row one step may run before the loop is declared
+/// stuck (each run emits events, but the state does not move past it).
+const MAX_STEP_REPEATS: u32 = 3;
+
 /// The UI's end of the engine: commands in, events out.
 pub struct EngineHandle {
     pub commands: UnboundedSender<Command>,
@@ -39,8 +43,17 @@ pub struct EngineHandle {
 pub enum EngineError {
     /// The session log could not be written: stopping is the only way not
     /// to lose events.
-    #[error("could not write the session log: {0}")]
-    Store(#[from] StoreError),
+    #[error("could not save the session: {0}")]
+    Store(StoreError),
+}
+
+// Not `#[from]`: that would also make the store error the source, and
+// `{:#}` printed its message twice ("No space left on device: No space
+// left on device").
+impl From<StoreError> for EngineError {
+    fn from(e: StoreError) -> Self {
+        EngineError::Store(e)
+    }
 }
 
 /// A phase's outcome: `None` when a Cancel or ForceOutput interrupted it.
@@ -125,25 +138,38 @@ impl Engine {
     /// while the engine waits for the user (the session stays resumable).
     pub async fn run(mut self) -> Result<SessionState, EngineError> {
         let mut last: Option<(NextStep, u64)> = None;
-        let mut stalls = 0;
+        let (mut stalls, mut repeats) = (0, 0);
         loop {
             if !self.drain_commands()? {
                 return self.detach();
             }
-            let step = self.state.next_step();
+            let step = self.over_time(self.state.next_step());
+            let waits = matches!(step, NextStep::AwaitStart | NextStep::AwaitStep(_) | NextStep::AwaitAnswer(_));
             // Every step but a wait must emit something; a step that repeats
             // with no new event is a bug, and spinning on it would hide it.
+            // Nor does a step follow itself: each one's events move the
+            // state on. A state that does not move (folded from a damaged
+            // log, say) fails the session instead of looping, whatever the
+            // log says.
+            let same_step = last.as_ref().is_some_and(|(s, _)| *s == step);
             let here = (step.clone(), self.state.last_seq);
             stalls = if last.as_ref() == Some(&here) { stalls + 1 } else { 0 };
+            repeats = if same_step { repeats + 1 } else { 0 };
             last = Some(here);
-            if stalls >= 3 && !matches!(step, NextStep::AwaitStart | NextStep::AwaitStep(_) | NextStep::AwaitAnswer(_))
-            {
-                let error = format!("internal error: the loop made no progress at {step:?}");
-                self.emit_error("engine", error.clone())?;
+            if !waits && (stalls >= 3 || repeats >= MAX_STEP_REPEATS) {
+                let error = if stalls >= 3 {
+                    format!("internal error: the loop made no progress at {step:?}")
+                } else {
+                    format!(
+                        "the session cannot go on: {step:?} ran {} times in a row without moving on (is the \
+                         session log damaged?)",
+                        repeats + 1
+                    )
+                };
+                self.emit_error(model::Phase::Engine, error.clone())?;
                 self.emit(Event::SessionEnded { outcome: Outcome::Failed { error } })?;
                 continue;
             }
-            let waits = matches!(step, NextStep::AwaitStart | NextStep::AwaitStep(_) | NextStep::AwaitAnswer(_));
             if waits {
                 self.clock.pause()
             } else {
@@ -193,6 +219,27 @@ impl Engine {
         }
     }
 
+    /// `step`, unless the time limit has passed: then no new research
+    /// starts (a new iteration, a plan, a search, a refinement) and the
+    /// report is written from what there is. Results already fetched are
+    /// still reviewed and drafted, so the decision step records the stop on
+    /// the time limit; this bounds what happens when it is not reached (a
+    /// slow phase, or a state that never gets there).
+    fn over_time(&self, step: NextStep) -> NextStep {
+        let limit_ms = self.settings.limits.time_limit_secs.saturating_mul(1000);
+        let researching = matches!(
+            step,
+            NextStep::StartIteration(_)
+                | NextStep::Plan(_)
+                | NextStep::Search(_)
+                | NextStep::Refine(_)
+        );
+        if researching && limit_ms > 0 && self.elapsed_ms() >= limit_ms {
+            return NextStep::Write(StopReason::Decision(DecisionReason::TimeBudget));
+        }
+        step
+    }
+
     fn detach(mut self) -> Result<SessionState, EngineError> {
         self.log.checkpoint()?;
         Ok(self.state)
@@ -226,11 +273,11 @@ impl Engine {
         Ok(())
     }
 
-    pub(super) fn emit_error(&mut self, phase: &str, message: impl Into<String>) -> Result<(), EngineError> {
+    pub(super) fn emit_error(&mut self, phase: model::Phase, message: impl Into<String>) -> Result<(), EngineError> {
         // Blanked here too: the tracing log is written before `emit`.
         let message = self.settings.redactor.redact(&message.into()).into_owned();
-        tracing::warn!(phase, %message, "phase degraded");
-        self.emit(Event::Error { phase: phase.to_string(), message })
+        tracing::warn!(phase = phase.as_str(), %message, "phase degraded");
+        self.emit(Event::Error { phase, message })
     }
 
     pub(super) fn checkpoint(&mut self) -> Result<(), EngineError> {

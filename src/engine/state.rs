@@ -8,19 +8,11 @@ use serde::Serialize;
 
 use super::interpretation::Interpretation;
 use super::model::{
-    Critique, Decision, Draft, Evaluation, Outcome, PlannedQuery, QualityReport, Refinement, Reflection, Report, Role,
-    SourceId, SourceMeta, SourceVerdict, Strategy, Verification,
+    Critique, Decision, Degradation, Draft, Evaluation, Outcome, Phase, PlannedQuery, QualityReport, Refinement,
+    Reflection, Report, Role, SourceId, SourceMeta, SourceVerdict, Strategy, Verification, legacy_strict_reason,
 };
 use super::protocol::{Answer, Event, EventRecord, ImportedContext, SessionHeader, Steer};
 use crate::engine::model::Clarification;
-
-/// How a degraded-mode reason for reasoning (not search) begins: the
-/// phases the model could not do follow ("the model could not do: plan, write").
-pub const REASONING_DEGRADED: &str = "the model could not do: ";
-
-/// The phases whose failure the engine covers with `fallback`: what they
-/// then produce is no evidence that the question is answered.
-pub const FALLBACK_PHASES: &[&str] = &["plan", "review", "draft", "critique"];
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct SessionState {
@@ -47,14 +39,21 @@ pub struct SessionState {
     pub usage_by_role: BTreeMap<Role, RoleUsage>,
     /// The next iteration's queries, between refinement and its start.
     pub pending_queries: Vec<PlannedQuery>,
-    /// Answers to ASKs and user notes: the task's added constraints.
+    /// Answers to ASKs and user notes: the task's added constraints
+    /// (a follow-up's imported findings first).
     pub constraints: Vec<String>,
+    /// How many of `constraints`, at the front, are a follow-up's imported
+    /// findings rather than the user's words.
+    pub imported_constraints: usize,
     pub asks: Vec<AskRecord>,
     /// The meaning the user chose when asked, and what it rules out.
     pub interpretation: Option<Interpretation>,
     pub banned: BTreeSet<SourceId>,
     pub pinned: BTreeSet<SourceId>,
-    pub degraded: Vec<String>,
+    /// Why the session ran degraded; written out (the JSON export) as the
+    /// sentences people read, as before the causes were typed.
+    #[serde(serialize_with = "as_sentences")]
+    pub degraded: Vec<Degradation>,
     pub errors: Vec<ErrorRecord>,
     pub memories_stored: usize,
     pub force_output: bool,
@@ -101,7 +100,7 @@ pub struct AskRecord {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ErrorRecord {
     pub iteration: u32,
-    pub phase: String,
+    pub phase: Phase,
     pub message: String,
 }
 
@@ -155,6 +154,8 @@ pub struct IterationRecord {
     pub fallbacks: Vec<String>,
     pub review: Option<(Vec<SourceVerdict>, QualityReport)>,
     pub no_valid_sources: Option<String>,
+    /// Strict mode's tier filter is why nothing was usable.
+    pub no_valid_sources_strict: bool,
     pub draft: Option<Draft>,
     pub critique: Option<Critique>,
     pub evaluation: Option<Evaluation>,
@@ -266,19 +267,18 @@ impl SessionState {
                     it.fallbacks.push(format!("circuit closed for {provider}: a call succeeded"));
                 }
                 // The report says what happened: it failed, and recovered.
-                let failing = provider_failing(provider);
+                let failing = Degradation::ProviderFailing { provider: provider.clone() };
                 if let Some(r) = self.degraded.iter_mut().find(|r| **r == failing) {
-                    *r = format!("provider {provider} failed, then recovered");
+                    *r = Degradation::ProviderRecovered { provider: provider.clone() };
                 }
             }
-            Event::DegradedMode { reason, .. } => {
+            Event::DegradedMode { cause, .. } => {
                 // Failing again after it recovered: the newer news replaces it.
-                let recovered = reason
-                    .strip_prefix("provider ")
-                    .and_then(|r| r.strip_suffix(" is failing"))
-                    .map(|p| format!("provider {p} failed, then recovered"));
-                self.degraded.retain(|r| Some(r) != recovered.as_ref());
-                self.degraded.push(reason.clone())
+                if let Degradation::ProviderFailing { provider } = cause {
+                    let recovered = Degradation::ProviderRecovered { provider: provider.clone() };
+                    self.degraded.retain(|r| *r != recovered);
+                }
+                self.degraded.push(cause.clone())
             }
             Event::SourceAdded { source } => {
                 if let Some(it) = self.iteration_mut(source.iteration) {
@@ -319,9 +319,10 @@ impl SessionState {
                     it.review = Some((verdicts.clone(), report.clone()));
                 }
             }
-            Event::NoValidSources { iteration, reason } => {
+            Event::NoValidSources { iteration, reason, strict } => {
                 if let Some(it) = self.iteration_mut(*iteration) {
                     it.no_valid_sources = Some(reason.clone());
+                    it.no_valid_sources_strict = strict.unwrap_or_else(|| legacy_strict_reason(reason));
                 }
             }
             Event::Drafted { iteration, draft } => {
@@ -411,16 +412,15 @@ impl SessionState {
                     it.tokens += usage.total_tokens();
                 }
             }
-            Event::Error { phase, message } => self.errors.push(ErrorRecord {
-                iteration: self.iteration(),
-                phase: phase.clone(),
-                message: message.clone(),
-            }),
+            Event::Error { phase, message } => {
+                self.errors.push(ErrorRecord { iteration: self.iteration(), phase: *phase, message: message.clone() })
+            }
             Event::MemoryStored { .. } => self.memories_stored += 1,
             Event::OutputForced => self.force_output = true,
             Event::CancelRequested => self.cancel_requested = true,
             Event::CommandRejected { command, reason } => self.rejected.push(format!("{command}: {reason}")),
             Event::ReportDelta { text } => self.report_stream.push_str(text),
+            Event::ReportRestarted { .. } => self.report_stream.clear(),
             Event::ReportWritten { report } => {
                 // One confidence per session: the report's draft's, shown
                 // everywhere from here on (summary, `sessions`, the last line).
@@ -442,7 +442,8 @@ impl SessionState {
         for s in &imported.sources {
             self.sources.push(SourceEntry { meta: s.meta.clone(), verdict: s.verdict.clone(), duplicates: Vec::new() });
         }
-        self.constraints.push(imported.as_constraint());
+        self.constraints.insert(self.imported_constraints, imported.as_constraint());
+        self.imported_constraints += 1;
     }
 
     fn apply_steer(&mut self, edit: &Steer) {
@@ -544,23 +545,30 @@ impl SessionState {
     /// sleuth's simple defaults, in the order they failed.
     pub fn failed_phases(&self, n: u32) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
-        for e in self.errors.iter().filter(|e| e.iteration == n && FALLBACK_PHASES.contains(&e.phase.as_str())) {
-            if !out.contains(&e.phase) {
-                out.push(e.phase.clone());
+        for e in self.errors.iter().filter(|e| e.iteration == n && e.phase.falls_back()) {
+            let name = e.phase.as_str().to_string();
+            if !out.contains(&name) {
+                out.push(name);
             }
         }
         out
     }
 
     /// The iterations in which `phase` failed and fell back.
-    pub fn iterations_where_failed(&self, phase: &str) -> Vec<u32> {
+    pub fn iterations_where_failed(&self, phase: Phase) -> Vec<u32> {
         self.errors.iter().filter(|e| e.phase == phase).map(|e| e.iteration).collect()
     }
 
     /// Whether phases the model was to do fell back to built-in results
     /// (not search trouble): a script tells such a run apart by its exit code.
     pub fn reasoning_degraded(&self) -> bool {
-        self.degraded.iter().any(|r| r.starts_with(REASONING_DEGRADED))
+        self.degraded.iter().any(Degradation::is_reasoning)
+    }
+
+    /// The constraints the user gave (answers and notes), without a
+    /// follow-up's imported findings: those are context, not words to search.
+    pub fn said_constraints(&self) -> &[String] {
+        self.constraints.get(self.imported_constraints..).unwrap_or_default()
     }
 
     /// The ask still waiting for an answer, if any.
@@ -578,7 +586,7 @@ impl QueryRecord {
         Self { query, result: None }
     }
 }
-/// The degraded-mode reason of a provider whose circuit opened.
-pub fn provider_failing(provider: &str) -> String {
-    format!("provider {provider} is failing")
+
+fn as_sentences<S: serde::Serializer>(causes: &[Degradation], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(causes.iter().map(ToString::to_string))
 }

@@ -28,8 +28,8 @@ impl SourceMode {
     }
 }
 
-/// The start of every `no_valid_sources` reason strict mode gives; the
-/// report's caveat looks for it.
+/// The start of every `no_valid_sources` reason strict mode gives (the
+/// event says whether strict mode was the cause; nothing reads this back).
 pub const STRICT_REASON_PREFIX: &str = "strict mode";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

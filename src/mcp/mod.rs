@@ -1,7 +1,9 @@
 //! `sleuth mcp`: sleuth as an MCP server on stdio (the official SDK,
-//! `rmcp`). Sessions run through the same jobs as `sleuth serve`, so they
-//! land in the same store. Only protocol goes to stdout; logs go to the
-//! log file, building progress to stderr.
+//! `rmcp`). Sessions run through the session service's jobs
+//! (`research::Jobs`), as `sleuth serve`'s do, so they land in the same
+//! store. It answers `initialize` at once: the corpus is indexed on the
+//! first call that needs it, with progress notifications. Only protocol
+//! goes to stdout; logs go to the log file.
 
 mod tools;
 
@@ -15,8 +17,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 
-use crate::serve::Jobs;
-use crate::session::list::Status;
+use crate::research::Jobs;
 
 /// The MCP server: tools and the session reports as resources.
 #[derive(Clone)]
@@ -73,7 +74,7 @@ impl ServerHandler for SleuthMcp {
         let result = match request.name.as_ref() {
             "research" => tools::research(&self.jobs, &args, &context).await?,
             "answer" => tools::answer(&self.jobs, &args, &context).await?,
-            "search" => tools::search(&self.jobs, &args).await?,
+            "search" => tools::search(&self.jobs, &args, &context).await?,
             "list_sessions" => tools::list_sessions(&self.jobs)?,
             "get_report" => tools::get_report(&self.jobs, &args)?,
             other => return Err(ErrorData::invalid_params(format!("no tool `{other}`"), None)),
@@ -86,11 +87,10 @@ impl ServerHandler for SleuthMcp {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let sessions =
-            self.jobs.runtime().sessions().list().map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let sessions = self.jobs.sessions().list().map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
         let resources = sessions
             .into_iter()
-            .filter(|s| matches!(s.status, Status::Finished | Status::Cancelled))
+            .filter(|s| s.status.has_report())
             .map(|s| {
                 let question = s.summary.as_ref().map(|m| m.question.clone()).unwrap_or_default();
                 Resource::new(format!("{}{}{}", REPORT_URI.0, s.id, REPORT_URI.1), format!("report {}", s.id))

@@ -1,5 +1,5 @@
 //! The MCP tools: their descriptions (written for a calling model) and
-//! what each does.
+//! what each does, through the session service (`research`).
 
 use std::sync::Arc;
 
@@ -11,13 +11,11 @@ use rmcp::service::{ElicitationMode, RequestContext};
 use rmcp::{ErrorData, RoleServer};
 use serde_json::{Value, json};
 
-use crate::config::Preset;
-use crate::engine::state::SessionState;
-use crate::search::SearchQuery;
-use crate::serve::Jobs;
-use crate::serve::api::{JobStatus, PendingAsk, RunAnswer};
-use crate::serve::jobs::{Job, SubmitError};
-use crate::session::{Redactor, read_log};
+use crate::engine::SessionStatus;
+use crate::engine::protocol::EventRecord;
+use crate::research::answer::{PendingAsk, RunAnswer};
+use crate::research::request::parse_choice;
+use crate::research::{Field, Job, Jobs, ReplayError, RequestError, ResearchRequest, SessionsError, SubmitError};
 
 fn schema(value: Value) -> Arc<JsonObject> {
     Arc::new(value.as_object().cloned().unwrap_or_default())
@@ -36,10 +34,10 @@ pub fn definitions() -> Vec<Tool> {
             schema(json!({
                 "type": "object",
                 "properties": {
-                    "question": {"type": "string", "description": "The question to research, in full."},
+                    "question": {"type": "string", "description": "The question to research, in full (at most 10000 characters by default: ask the question, not the material)."},
                     "preset": {"type": "string", "enum": ["simple", "standard", "deep"], "description": "Depth: simple (2 iterations), standard (5, default) or deep (10)."},
-                    "max_iterations": {"type": "integer", "minimum": 1},
-                    "time_limit_secs": {"type": "integer", "minimum": 0, "description": "Research time limit (0: none)."}
+                    "max_iterations": {"type": "integer", "minimum": 1, "maximum": 100},
+                    "time_limit_secs": {"type": "integer", "minimum": 0, "maximum": 604800, "description": "Research time limit (0: none)."}
                 },
                 "required": ["question"]
             })),
@@ -100,11 +98,45 @@ fn text_arg<'a>(args: &'a JsonObject, name: &str) -> Result<&'a str, ErrorData> 
 fn number_arg(args: &JsonObject, name: &str) -> Result<Option<u64>, ErrorData> {
     match args.get(name) {
         None | Some(Value::Null) => Ok(None),
-        Some(v) => v
-            .as_u64()
-            .map(Some)
-            .ok_or_else(|| ErrorData::invalid_params(format!("`{name}` must be a whole number"), None)),
+        Some(v) => v.as_u64().map(Some).ok_or_else(|| {
+            ErrorData::invalid_params(format!("`{name}` must be a whole number (0 or more), got {v}"), None)
+        }),
     }
+}
+
+/// The argument of the `research` tool that sets a request field.
+fn argument(field: Field) -> &'static str {
+    match field {
+        Field::Question => "question",
+        Field::Preset => "preset",
+        Field::MaxIterations => "max_iterations",
+        Field::TimeLimit => "time_limit_secs",
+        other => other.config_key(),
+    }
+}
+
+fn request_error(e: RequestError) -> ErrorData {
+    ErrorData::invalid_params(format!("`{}`: {}", argument(e.field), e.message), None)
+}
+
+/// The request the `research` tool's arguments make.
+fn research_request(args: &JsonObject) -> Result<ResearchRequest, ErrorData> {
+    let preset = match args.get("preset").and_then(Value::as_str) {
+        Some(p) => {
+            Some(parse_choice(Field::Preset, "preset", p, &["simple", "standard", "deep"]).map_err(request_error)?)
+        }
+        None => None,
+    };
+    // Out of u32's range is out of the config's range too: let it say so.
+    let max_iterations = number_arg(args, "max_iterations")?.map(|n| u32::try_from(n).unwrap_or(u32::MAX));
+    Ok(ResearchRequest {
+        preset,
+        max_iterations,
+        time_limit_secs: number_arg(args, "time_limit_secs")?,
+        // Nobody steps an MCP call.
+        step: Some(false),
+        ..Default::default()
+    })
 }
 
 pub async fn research(
@@ -112,19 +144,14 @@ pub async fn research(
     args: &JsonObject,
     context: &RequestContext<RoleServer>,
 ) -> Result<CallToolResult, ErrorData> {
-    let question = text_arg(args, "question")?.to_string();
-    let mut config = jobs.runtime().config().clone();
-    config.research.step_mode = false;
-    if let Some(p) = args.get("preset").and_then(Value::as_str) {
-        config.research.preset = p.parse::<Preset>().map_err(|m| ErrorData::invalid_params(m, None))?;
-    }
-    if let Some(n) = number_arg(args, "max_iterations")? {
-        config.limits.max_iterations = Some(u32::try_from(n.max(1)).unwrap_or(u32::MAX));
-    }
-    if let Some(n) = number_arg(args, "time_limit_secs")? {
-        config.limits.time_limit_secs = Some(n);
-    }
-    let job = jobs.submit(config, question, false).map_err(|e| match e {
+    let question = text_arg(args, "question")?;
+    let request = research_request(args)?;
+    let (question, config) = jobs.sessions().check(question, &request).map_err(|e| match e {
+        SessionsError::Request(r) => request_error(r),
+        other => ErrorData::internal_error(other.to_string(), None),
+    })?;
+    ready(jobs, context).await?;
+    let job = jobs.submit(question, config, false).map_err(|e| match e {
         SubmitError::QueueFull { retry_after_secs } => ErrorData::internal_error(
             format!("sleuth is busy (every slot and queue place taken); retry in {retry_after_secs} s"),
             None,
@@ -132,6 +159,38 @@ pub async fn research(
         SubmitError::ShuttingDown => ErrorData::internal_error("sleuth is shutting down", None),
     })?;
     Ok(follow(&job, None, context).await)
+}
+
+/// Builds the runtime on first use (the corpus index, the model check),
+/// telling the client how it goes by progress notifications.
+async fn ready(jobs: &Arc<Jobs>, context: &RequestContext<RoleServer>) -> Result<(), ErrorData> {
+    let sessions = jobs.sessions();
+    if sessions.built().is_some() {
+        return Ok(());
+    }
+    let token = context.meta.get_progress_token();
+    let mut lines = sessions.progress();
+    let build = sessions.runtime();
+    tokio::pin!(build);
+    let mut step = 0.0;
+    loop {
+        tokio::select! {
+            built = &mut build => {
+                return built.map(|_| ()).map_err(|e| ErrorData::internal_error(format!("sleuth cannot start: {e}"), None));
+            }
+            changed = lines.changed() => {
+                let line = lines.borrow_and_update().clone();
+                if changed.is_err() {
+                    continue;
+                }
+                if let (Some(token), Some(line)) = (&token, line) {
+                    step += 1.0;
+                    let param = ProgressNotificationParam::new(token.clone(), step).with_message(line);
+                    let _ = context.peer.notify_progress(param).await;
+                }
+            }
+        }
+    }
 }
 
 pub async fn answer(
@@ -159,12 +218,11 @@ pub async fn answer(
 async fn follow(job: &Arc<Job>, answered: Option<String>, context: &RequestContext<RoleServer>) -> CallToolResult {
     let token = context.meta.get_progress_token();
     let mut rx = job.subscribe();
-    let mut after = job.events_after(0).0.last().map_or(0, |(seq, _)| *seq);
+    let mut after = job.last_seq();
     // An ask just answered stays open until the engine takes the answer.
     let mut answered = answered;
     loop {
-        let status = job.status();
-        if status.is_final() {
+        if job.is_over() {
             break;
         }
         if let Some(ask) = job.ask().filter(|a| answered.as_deref() != Some(a.ask_id.as_str())) {
@@ -180,10 +238,10 @@ async fn follow(job: &Arc<Job>, answered: Option<String>, context: &RequestConte
             }
         }
         let (events, _) = job.events_after(after);
-        let Some((last, _)) = events.last() else { continue };
-        after = *last;
+        let Some(last) = events.last() else { continue };
+        after = last.seq;
         if let Some(token) = &token {
-            let message = events.iter().filter_map(|(_, line)| event_kind(line)).collect::<Vec<_>>().join(", ");
+            let message = events.iter().map(event_kind).collect::<Vec<_>>().join(", ");
             let param = ProgressNotificationParam::new(token.clone(), after as f64).with_message(message);
             let _ = context.peer.notify_progress(param).await;
         }
@@ -212,21 +270,19 @@ async fn elicit(ask: &PendingAsk, context: &RequestContext<RoleServer>) -> Optio
     (!answer.is_empty()).then_some(answer)
 }
 
-/// The event's type, for a progress message (`planned`, `query_searched`…).
-fn event_kind(line: &str) -> Option<String> {
-    let v: Value = serde_json::from_str(line).ok()?;
-    let event = v.get("event")?;
-    let kind = event.get("type").and_then(Value::as_str)?;
-    Some(match event.get("iteration").and_then(Value::as_u64) {
+/// The event's kind, for a progress message (`[1] planned`, `[1] query_searched`…).
+fn event_kind(record: &EventRecord) -> String {
+    let kind = record.event.kind();
+    match record.event.iteration() {
         Some(n) => format!("[{n}] {kind}"),
         None => kind.to_string(),
-    })
+    }
 }
 
 fn result_of(a: &RunAnswer) -> CallToolResult {
     let structured = serde_json::to_value(a).unwrap_or(Value::Null);
     let text = match (&a.ask, a.status) {
-        (Some(ask), JobStatus::WaitingOnAsk) => {
+        (Some(ask), SessionStatus::WaitingOnAsk) => {
             let options: Vec<String> =
                 ask.options.iter().enumerate().map(|(i, o)| format!("  {}. {o}", i + 1)).collect();
             format!(
@@ -237,15 +293,19 @@ fn result_of(a: &RunAnswer) -> CallToolResult {
                 ask.ask_id
             )
         }
-        (_, JobStatus::Finished) => a.final_answer.clone(),
+        // Its report says first what is missing or weaker.
+        (
+            _,
+            SessionStatus::Finished | SessionStatus::Unanswered | SessionStatus::NotSearched | SessionStatus::Degraded,
+        ) => a.final_answer.clone(),
         (_, status) => format!(
             "The research ended {}: {}\n\n{}",
-            serde_json::to_value(status).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
+            status.name(),
             if a.final_answer.is_empty() { "no report was written" } else { "a partial report follows" },
             a.final_answer
         ),
     };
-    let failed = matches!(a.status, JobStatus::Failed | JobStatus::Interrupted);
+    let failed = matches!(a.status, SessionStatus::Failed | SessionStatus::Interrupted);
     tool_result(text, structured, failed)
 }
 
@@ -257,34 +317,41 @@ fn tool_result(text: String, structured: Value, is_error: bool) -> CallToolResul
     result
 }
 
-pub async fn search(jobs: &Arc<Jobs>, args: &JsonObject) -> Result<CallToolResult, ErrorData> {
+pub async fn search(
+    jobs: &Arc<Jobs>,
+    args: &JsonObject,
+    context: &RequestContext<RoleServer>,
+) -> Result<CallToolResult, ErrorData> {
     let text = text_arg(args, "query")?.to_string();
     let limit = number_arg(args, "limit")?.unwrap_or(10).clamp(1, 50) as usize;
-    let routed = jobs.runtime().search().search(&SearchQuery { text, exclude: Vec::new(), limit }).await;
-    let hits: Vec<Value> = routed
+    ready(jobs, context).await?;
+    // Every hit passes the redactor (a provider echoing its key leaks nothing).
+    let found =
+        jobs.sessions().search(&text, limit).await.map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+    let hits: Vec<Value> = found
         .hits
         .iter()
         .map(
             |(provider, h)| json!({"title": h.title, "locator": h.locator, "snippet": h.snippet, "provider": provider}),
         )
         .collect();
-    let mut lines: Vec<String> = routed
+    let mut lines: Vec<String> = found
         .hits
         .iter()
         .enumerate()
         .map(|(i, (_, h))| format!("{}. {} — {}\n   {}", i + 1, h.title, h.locator, h.snippet))
         .collect();
-    if let Some(e) = &routed.error {
+    if let Some(e) = &found.error {
         lines.push(format!("search error: {e}"));
     }
     if lines.is_empty() {
         lines.push("no hits".into());
     }
-    Ok(tool_result(lines.join("\n"), json!({"hits": hits, "error": routed.error}), false))
+    Ok(tool_result(lines.join("\n"), json!({"hits": hits, "error": found.error}), false))
 }
 
 pub fn list_sessions(jobs: &Arc<Jobs>) -> Result<CallToolResult, ErrorData> {
-    let sessions = jobs.runtime().sessions().list().map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+    let sessions = jobs.sessions().list().map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
     let lines: Vec<String> = sessions
         .iter()
         .map(|s| match &s.summary {
@@ -313,17 +380,6 @@ pub fn get_report(jobs: &Arc<Jobs>, args: &JsonObject) -> Result<CallToolResult,
 
 /// A session's report, redacted, or why there is none.
 pub fn report_text(jobs: &Jobs, given: &str) -> Result<String, String> {
-    if given.contains(['/', '\\']) || given.contains("..") {
-        return Err(format!("no session `{given}`"));
-    }
-    let store = jobs.runtime().sessions();
-    let id = store.resolve(given).map_err(|e| e.to_string())?;
-    let log = read_log(&store.dir(&id).log_path()).map_err(|e| e.to_string())?;
-    let state = SessionState::replay(&log.records);
-    let recorded = state.header.as_ref().map(|h| h.config.clone()).unwrap_or_default();
-    let redactor = Redactor::from_configs(&[&recorded, jobs.runtime().snapshot()]);
-    match state.report {
-        Some(r) => Ok(redactor.redact(&r.markdown).into_owned()),
-        None => Err(format!("session `{id}` has no report yet")),
-    }
+    let session = jobs.sessions().replay(given).map_err(|e: ReplayError| e.to_string())?;
+    session.report().ok_or_else(|| format!("session `{}` has no report yet", session.id))
 }

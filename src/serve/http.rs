@@ -1,5 +1,6 @@
 //! The routes of `sleuth serve` (axum): research, jobs, search, sessions,
-//! metrics, health and the OpenAPI document.
+//! metrics, health and the OpenAPI document. Every request first passes
+//! `guard` (see `guard.rs` for why each check is there).
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -9,32 +10,35 @@ use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, Path, Query, Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::middleware::{self, Next};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use futures::Stream;
-use secrecy::{ExposeSecret, SecretString};
+use secrecy::SecretString;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use tower_http::timeout::TimeoutLayer;
 
-use super::api::{Accepted, AnswerRequest, JobStatus, JobView, RunAnswer, RunRequest};
-use super::errors::{ApiError, ErrorResponse};
-use super::jobs::{Job, JobError, Jobs, SubmitError};
-use crate::engine::state::SessionState;
-use crate::search::SearchQuery;
-use crate::session::export::{ExportFormat, export};
+use super::api::{Accepted, AnswerRequest, RunRequest, body_field};
+use super::errors::{ApiError, ErrorResponse, humanize};
+use super::guard::{HostPolicy, check_content_type, check_token};
+use crate::engine::SessionStatus;
+use crate::research::answer::{JobView, RunAnswer};
+use crate::research::{
+    Job, JobError, JobFailure, Jobs, Readiness, ReplayError, Replayed, RequestError, SessionsError, SubmitError,
+};
+use crate::session::export::ExportFormat;
 use crate::session::list::list_one;
-use crate::session::summary::SessionSummary;
-use crate::session::{Redactor, read_log};
 
 /// What every handler shares.
 pub struct AppState {
     pub jobs: Arc<Jobs>,
-    /// Required from every client when set (`Authorization: Bearer …`).
+    /// Required from every client but health probes when set (`Authorization: Bearer …`).
     pub token: Option<SecretString>,
+    /// The names a request may call this server by.
+    pub hosts: HostPolicy,
     pub max_body_bytes: usize,
     pub run_wait: Duration,
 }
@@ -42,9 +46,12 @@ pub struct AppState {
 type Shared = State<Arc<AppState>>;
 type ApiResult<T> = Result<T, ApiError>;
 
+/// Seconds a client is told to wait while the server is starting.
+const STARTING_RETRY_SECS: u64 = 2;
+
 /// The application: every route, the body cap, the per-request timeouts
 /// (not on streams nor on a synchronous `/run`, which has its own wait),
-/// the token check. No CORS layer: browsers on other origins are refused.
+/// the guard. No CORS layer: browsers on other origins are refused.
 pub fn router(state: Arc<AppState>, request_timeout: Duration) -> axum::Router {
     let quick = axum::Router::new()
         .route("/jobs/{id}", get(job))
@@ -64,23 +71,29 @@ pub fn router(state: Arc<AppState>, request_timeout: Duration) -> axum::Router {
         .route("/jobs/{id}/events", get(job_events))
         .merge(quick)
         .fallback(|| async { ApiError::not_found("no such endpoint; see /openapi.json") })
+        .method_not_allowed_fallback(|method: Method, uri: Uri| async move {
+            ApiError::method_not_allowed(method.as_str(), uri.path())
+        })
         .layer(DefaultBodyLimit::max(state.max_body_bytes))
         .layer(middleware::from_fn_with_state(state.clone(), guard))
         .with_state(state)
 }
 
-/// Refuses requests during shutdown and without the token (when one is set).
+/// Refuses a foreign `Host` or `Origin`, a missing or wrong token (health
+/// probes need none), a POST that is not JSON, and requests during shutdown.
 async fn guard(State(app): Shared, request: Request, next: Next) -> Response {
-    if let Some(token) = &app.token {
-        let given = request
-            .headers()
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .unwrap_or("");
-        if !same_bytes(given.as_bytes(), token.expose_secret().as_bytes()) {
-            return ApiError::unauthorized().into_response();
-        }
+    let headers = request.headers();
+    let checks = app
+        .hosts
+        .check_host(headers)
+        .and_then(|_| app.hosts.check_origin(headers))
+        .and_then(|_| match request.uri().path() {
+            "/healthz" => Ok(()),
+            _ => check_token(app.token.as_ref(), headers),
+        })
+        .and_then(|_| check_content_type(request.method(), headers));
+    if let Err(e) = checks {
+        return e.into_response();
     }
     if app.jobs.is_stopping() {
         return ApiError::shutting_down().into_response();
@@ -88,14 +101,13 @@ async fn guard(State(app): Shared, request: Request, next: Next) -> Response {
     next.run(request).await
 }
 
-/// Compares in time independent of where the inputs differ.
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    let mut diff = a.len() ^ b.len();
-    for (i, x) in a.iter().enumerate() {
-        let y = b.get(i % b.len().max(1)).copied().unwrap_or(0);
-        diff |= usize::from(x ^ y);
+/// 503 with `Retry-After` while the runtime (index, model check) is built.
+fn ready(app: &AppState) -> ApiResult<()> {
+    match app.jobs.sessions().readiness() {
+        Readiness::Starting | Readiness::NotStarted => Err(ApiError::starting(STARTING_RETRY_SECS)),
+        // Ready, or failed last time: the handler tries (and says why it cannot).
+        Readiness::Ready | Readiness::Failed(_) => Ok(()),
     }
-    std::hint::black_box(diff) == 0
 }
 
 /// A JSON body, or a 400 naming the field at fault (413 past the cap).
@@ -109,10 +121,26 @@ fn parse_body<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>, limit: u
     })?;
     let de = &mut serde_json::Deserializer::from_slice(&body);
     serde_path_to_error::deserialize(de).map_err(|e| {
-        let inner = e.inner().to_string();
+        let inner = e.inner();
         let path = e.path().to_string();
-        let field = if path == "." { between_backticks(&inner).unwrap_or("body").to_string() } else { path };
-        ApiError::bad_field(&field, format!("{field}: {inner}"))
+        let named = !path.is_empty() && path != "." && !path.contains('?');
+        let field = if named {
+            path
+        } else {
+            // A missing or unknown field is named in the message; bad JSON has none.
+            between_backticks(&inner.to_string()).unwrap_or("body").to_string()
+        };
+        let message = if inner.is_syntax() || inner.is_eof() {
+            format!(
+                "the body is not valid JSON: {} (line {}, column {})",
+                humanize(inner),
+                inner.line(),
+                inner.column()
+            )
+        } else {
+            format!("{field}: {}", humanize(inner))
+        };
+        ApiError::bad_field(&field, message)
     })
 }
 
@@ -120,10 +148,21 @@ fn between_backticks(text: &str) -> Option<&str> {
     text.split('`').nth(1)
 }
 
+fn request_error(e: RequestError) -> ApiError {
+    ApiError::bad_field(body_field(e.field), e.message)
+}
+
 fn submit_error(e: SubmitError) -> ApiError {
     match e {
         SubmitError::QueueFull { retry_after_secs } => ApiError::queue_full(retry_after_secs),
         SubmitError::ShuttingDown => ApiError::shutting_down(),
+    }
+}
+
+fn failure_error(f: JobFailure) -> ApiError {
+    match f {
+        JobFailure::Unavailable(m) => ApiError::unavailable(m),
+        JobFailure::Failed(m) => ApiError::internal(m),
     }
 }
 
@@ -142,17 +181,22 @@ fn accepted(job: &Job) -> Response {
     responses(
         (status = 200, description = "The answer, or the question the session waits on (`status: waiting_on_ask`)", body = RunAnswer),
         (status = 202, description = "An asynchronous job (or a synchronous one still running after serve.run_wait_secs)", body = Accepted),
-        (status = 400, body = ErrorResponse), (status = 413, body = ErrorResponse),
+        (status = 400, body = ErrorResponse), (status = 413, body = ErrorResponse), (status = 415, body = ErrorResponse),
         (status = 429, description = "Queue full; see Retry-After", body = ErrorResponse),
-        (status = 503, body = ErrorResponse)))]
+        (status = 503, description = "Starting (see Retry-After), the model does not answer, or shutting down", body = ErrorResponse)))]
 async fn run(State(app): Shared, body: Result<Bytes, BytesRejection>) -> ApiResult<Response> {
     let request: RunRequest = parse_body(body, app.max_body_bytes)?;
-    let answer_first = request.answers_first().map_err(|e| ApiError::bad_field(e.field, e.message))?;
+    let answer_first = request.answers_first().map_err(request_error)?;
     if request.stream && request.run_async {
         return Err(ApiError::bad_field("stream", "stream and async cannot both be true"));
     }
-    let config = request.configure(app.jobs.runtime().config()).map_err(|e| ApiError::bad_field(e.field, e.message))?;
-    let job = app.jobs.submit(config, request.task.trim().to_string(), answer_first).map_err(submit_error)?;
+    let research = request.research().map_err(request_error)?;
+    let (question, config) = app.jobs.sessions().check(&request.task, &research).map_err(|e| match e {
+        SessionsError::Request(r) => request_error(r),
+        other => ApiError::internal(other.to_string()),
+    })?;
+    ready(&app)?;
+    let job = app.jobs.submit(question, config, answer_first).map_err(submit_error)?;
     if request.run_async {
         return Ok(accepted(&job));
     }
@@ -165,16 +209,20 @@ async fn run(State(app): Shared, body: Result<Bytes, BytesRejection>) -> ApiResu
     }
     match tokio::time::timeout(app.run_wait, job.settled()).await {
         Err(_) => Ok(accepted(&job)),
-        Ok(JobStatus::Failed) => {
-            Err(ApiError::internal(job.view().error.unwrap_or_else(|| "the session failed".into())))
+        Ok(_) if job.failure().is_some() => {
+            Err(job.failure().map(failure_error).unwrap_or_else(|| ApiError::internal("")))
         }
-        Ok(JobStatus::Interrupted) => Err(ApiError::shutting_down()),
+        Ok(SessionStatus::Interrupted) => Err(ApiError::shutting_down()),
         Ok(_) => Ok(Json(job.answer()).into_response()),
     }
 }
 
 fn find_job(app: &AppState, id: &str) -> ApiResult<Arc<Job>> {
-    app.jobs.get(id).ok_or_else(|| ApiError::not_found(format!("no job `{id}` in this server")))
+    app.jobs.get(id).ok_or_else(|| ApiError::not_found(format!("no job `{}` in this server", sanitize(id))))
+}
+
+fn sanitize(text: &str) -> String {
+    crate::text::sanitize_inline(text)
 }
 
 #[utoipa::path(get, path = "/jobs/{id}", params(("id" = String, Path, description = "Job id or session id")),
@@ -224,12 +272,14 @@ fn event_stream(job: Arc<Job>, after: u64) -> impl Stream<Item = Result<SseEvent
                 return None;
             }
             c.rx.borrow_and_update();
-            let (events, ended) = c.job.events_after(c.after);
-            for (seq, line) in events {
-                c.after = seq;
-                c.pending.push_back(SseEvent::default().id(seq.to_string()).data(line));
+            let (records, over) = c.job.events_after(c.after);
+            for record in records {
+                c.after = record.seq;
+                // As `sleuth run --json` prints it: one record per event.
+                let line = serde_json::to_string(&record).unwrap_or_default();
+                c.pending.push_back(SseEvent::default().id(record.seq.to_string()).data(line));
             }
-            if ended {
+            if over {
                 let answer = serde_json::to_string(&c.job.answer()).unwrap_or_default();
                 c.pending.push_back(SseEvent::default().event("answer").data(answer));
                 c.done = true;
@@ -242,7 +292,8 @@ fn event_stream(job: Arc<Job>, after: u64) -> impl Stream<Item = Result<SseEvent
 
 #[utoipa::path(post, path = "/jobs/{id}/answer", request_body = AnswerRequest,
     params(("id" = String, Path, description = "Job id or session id")),
-    responses((status = 200, body = JobView), (status = 404, body = ErrorResponse),
+    responses((status = 200, body = JobView), (status = 400, description = "No option has that number", body = ErrorResponse),
+        (status = 404, body = ErrorResponse),
         (status = 409, description = "The job is not waiting on this question", body = ErrorResponse)))]
 async fn answer(
     State(app): Shared,
@@ -251,7 +302,7 @@ async fn answer(
 ) -> ApiResult<Json<JobView>> {
     let job = find_job(&app, &id)?;
     let request: AnswerRequest = parse_body(body, app.max_body_bytes)?;
-    job.answer_ask(&request.ask_id, &request.answer).map_err(job_conflict)?;
+    job.answer_ask(&request.ask_id, &request.answer).map_err(job_error)?;
     Ok(Json(job.view()))
 }
 
@@ -259,12 +310,15 @@ async fn answer(
     responses((status = 200, body = JobView), (status = 404, body = ErrorResponse), (status = 409, body = ErrorResponse)))]
 async fn cancel(State(app): Shared, Path(id): Path<String>) -> ApiResult<Json<JobView>> {
     let job = find_job(&app, &id)?;
-    job.cancel().map_err(job_conflict)?;
+    job.cancel().map_err(job_error)?;
     Ok(Json(job.view()))
 }
 
-fn job_conflict(e: JobError) -> ApiError {
-    ApiError::conflict(e.to_string())
+fn job_error(e: JobError) -> ApiError {
+    match e {
+        JobError::BadAnswer(_) => ApiError::bad_field("answer", e.to_string()),
+        _ => ApiError::conflict(e.to_string()),
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -292,7 +346,7 @@ struct SearchResults {
 
 /// The configured search providers, called directly (no research loop).
 #[utoipa::path(get, path = "/search", params(("q" = String, Query), ("limit" = Option<usize>, Query)),
-    responses((status = 200, body = SearchResults), (status = 400, body = ErrorResponse)))]
+    responses((status = 200, body = SearchResults), (status = 400, body = ErrorResponse), (status = 503, body = ErrorResponse)))]
 async fn search(
     State(app): Shared,
     params: Result<Query<SearchParams>, axum::extract::rejection::QueryRejection>,
@@ -303,8 +357,12 @@ async fn search(
         return Err(ApiError::bad_field("q", "q (the query) is missing or empty"));
     }
     let limit = params.limit.unwrap_or(10).clamp(1, 50);
-    let routed = app.jobs.runtime().search().search(&SearchQuery { text, exclude: Vec::new(), limit }).await;
-    let hits = routed
+    ready(&app)?;
+    let found = app.jobs.sessions().search(&text, limit).await.map_err(|e| match e {
+        SessionsError::Unavailable(m) => ApiError::unavailable(m),
+        other => ApiError::internal(other.to_string()),
+    })?;
+    let hits = found
         .hits
         .into_iter()
         .map(|(provider, h)| SearchHitView {
@@ -315,48 +373,41 @@ async fn search(
             score: h.score,
         })
         .collect();
-    Ok(Json(SearchResults { hits, providers_used: routed.providers_used, error: routed.error }))
+    Ok(Json(SearchResults { hits, providers_used: found.providers_used, error: found.error }))
 }
 
-/// A session id from a path, checked against the store (404 otherwise).
-fn session_id(app: &AppState, given: &str) -> ApiResult<String> {
-    if given.is_empty() || given.contains(['/', '\\']) || given.contains("..") {
-        return Err(ApiError::not_found(format!("no session `{given}`")));
+fn replay_error(e: ReplayError) -> ApiError {
+    match e {
+        ReplayError::NotFound { .. } => ApiError::not_found(e.to_string()),
+        ReplayError::Ambiguous(_) => ApiError::bad_field("id", e.to_string()),
+        ReplayError::Log(_) => ApiError::internal(e.to_string()),
     }
-    app.jobs.runtime().sessions().resolve(given).map_err(|e| ApiError::not_found(e.to_string()))
+}
+
+fn replayed(app: &AppState, id: &str) -> ApiResult<Replayed> {
+    app.jobs.sessions().replay(id).map_err(replay_error)
 }
 
 #[utoipa::path(get, path = "/sessions", responses((status = 200, description = "Every session, newest first (as `sleuth sessions --json`)")))]
 async fn sessions(State(app): Shared) -> ApiResult<Response> {
-    let list = app.jobs.runtime().sessions().list().map_err(|e| ApiError::internal(e.to_string()))?;
+    let list = app.jobs.sessions().list().map_err(|e| ApiError::internal(e.to_string()))?;
     Ok(Json(list).into_response())
 }
 
 #[utoipa::path(get, path = "/sessions/{id}", params(("id" = String, Path)),
     responses((status = 200, description = "The session's status and summary"), (status = 404, body = ErrorResponse)))]
 async fn session(State(app): Shared, Path(id): Path<String>) -> ApiResult<Response> {
-    let id = session_id(&app, &id)?;
-    Ok(Json(list_one(&app.jobs.runtime().sessions().dir(&id))).into_response())
-}
-
-/// A session replayed from its log, and the redactor for what leaves.
-fn replayed(app: &AppState, id: &str) -> ApiResult<(SessionState, SessionSummary, Redactor)> {
-    let dir = app.jobs.runtime().sessions().dir(id);
-    let log = read_log(&dir.log_path()).map_err(|e| ApiError::internal(e.to_string()))?;
-    let state = SessionState::replay(&log.records);
-    let summary = SessionSummary::from_state(id, &state, log.bytes);
-    let recorded = state.header.as_ref().map(|h| h.config.clone()).unwrap_or_default();
-    let redactor = Redactor::from_configs(&[&recorded, app.jobs.runtime().snapshot()]);
-    Ok((state, summary, redactor))
+    let sessions = app.jobs.sessions();
+    let id = sessions.resolve(&id).map_err(replay_error)?;
+    Ok(Json(list_one(&sessions.store().dir(&id))).into_response())
 }
 
 #[utoipa::path(get, path = "/sessions/{id}/report", params(("id" = String, Path)),
     responses((status = 200, description = "The report, text/markdown"), (status = 404, body = ErrorResponse)))]
 async fn report(State(app): Shared, Path(id): Path<String>) -> ApiResult<Response> {
-    let id = session_id(&app, &id)?;
-    let (state, _, redactor) = replayed(&app, &id)?;
-    let report = state.report.ok_or_else(|| ApiError::not_found(format!("session `{id}` has no report yet")))?;
-    let text = redactor.redact(&report.markdown).into_owned();
+    let session = replayed(&app, &id)?;
+    let text =
+        session.report().ok_or_else(|| ApiError::not_found(format!("session `{}` has no report yet", session.id)))?;
     Ok(([(header::CONTENT_TYPE, "text/markdown; charset=utf-8")], text).into_response())
 }
 
@@ -380,13 +431,11 @@ async fn export_session(
         other => {
             return Err(ApiError::bad_field(
                 "format",
-                format!("unknown format `{other}` (md, json, bibtex or csl-json)"),
+                format!("unknown format `{}` (md, json, bibtex or csl-json)", sanitize(other)),
             ));
         }
     };
-    let id = session_id(&app, &id)?;
-    let (state, summary, redactor) = replayed(&app, &id)?;
-    let text = redactor.redact(&export(&state, &summary, format)).into_owned();
+    let text = replayed(&app, &id)?.export(format);
     Ok(([(header::CONTENT_TYPE, mime)], text).into_response())
 }
 
@@ -396,9 +445,18 @@ async fn metrics(State(app): Shared) -> Response {
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response()
 }
 
-#[utoipa::path(get, path = "/healthz", responses((status = 200, description = "The server is up")))]
-async fn healthz(State(app): Shared) -> Json<serde_json::Value> {
-    Json(serde_json::json!({"status": "ok", "running": app.jobs.running(), "queued": app.jobs.queued()}))
+/// Up and ready (200), or starting / unable to build its parts (503);
+/// no token needed, so load balancers can probe it.
+#[utoipa::path(get, path = "/healthz", responses((status = 200, description = "The server is up and ready"),
+    (status = 503, description = "Starting (building the index) or unable to start its providers", body = ErrorResponse)))]
+async fn healthz(State(app): Shared) -> ApiResult<Json<serde_json::Value>> {
+    match app.jobs.sessions().readiness() {
+        Readiness::Ready => {
+            Ok(Json(serde_json::json!({"status": "ok", "running": app.jobs.running(), "queued": app.jobs.queued()})))
+        }
+        Readiness::Starting | Readiness::NotStarted => Err(ApiError::starting(STARTING_RETRY_SECS)),
+        Readiness::Failed(why) => Err(ApiError::unavailable(why)),
+    }
 }
 
 #[derive(utoipa::OpenApi)]
@@ -419,22 +477,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn token_comparison_needs_every_byte() {
-        assert!(same_bytes(b"secret-token", b"secret-token"));
-        assert!(!same_bytes(b"secret-tokeN", b"secret-token"));
-        assert!(!same_bytes(b"secret", b"secret-token"));
-        assert!(!same_bytes(b"", b"secret-token"));
-    }
-
-    #[test]
-    fn a_bad_body_names_its_field() {
+    fn a_bad_body_names_its_field_in_words_not_rust_types() {
         let body = |s: &'static str| Ok(Bytes::from_static(s.as_bytes()));
         let e = parse_body::<RunRequest>(body(r#"{"task": "q", "max_iters": "three"}"#), 100).expect_err("bad");
         assert_eq!((e.status, e.body.field.as_deref()), (StatusCode::BAD_REQUEST, Some("max_iters")));
+        assert!(!e.body.message.contains("u32"), "{}", e.body.message);
+        assert!(e.body.message.contains("a whole number"), "{}", e.body.message);
+        let e = parse_body::<RunRequest>(body(r#"{"task": "q", "max_iters": -3}"#), 100).expect_err("bad");
+        assert!(!e.body.message.contains("u32") && e.body.message.contains("-3"), "{}", e.body.message);
         let e = parse_body::<RunRequest>(body(r#"{"max_iters": 3}"#), 100).expect_err("bad");
         assert_eq!(e.body.field.as_deref(), Some("task"));
         let e = parse_body::<RunRequest>(body(r#"{"task": "q", "colour": 1}"#), 100).expect_err("bad");
         assert_eq!(e.body.field.as_deref(), Some("colour"));
+        let e = parse_body::<RunRequest>(body(r#"{"task": "q", "max_iters": }"#), 100).expect_err("bad");
+        assert_ne!(e.body.field.as_deref(), Some("?"));
+        assert!(e.body.message.contains("not valid JSON"), "{}", e.body.message);
     }
 
     #[test]

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use super::SessionDir;
 use super::create::staging_path;
 use super::fork::link_or_copy;
-use super::log::{LogError, read_log};
+use super::read::{LogError, read_log};
 use crate::engine::imported::{ImportedContext, ImportedSource};
 use crate::engine::model::{Claim, SourceVerdict};
 use crate::engine::state::SessionState;

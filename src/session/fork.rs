@@ -21,7 +21,7 @@
 use std::path::{Path, PathBuf};
 
 use super::SessionDir;
-use super::log::{LogError, read_log};
+use super::read::{LogError, read_log};
 use super::summary::{SessionSummary, write_summary};
 use crate::engine::protocol::{Event, EventRecord, ForkOrigin, SessionHeader};
 use crate::engine::state::SessionState;
@@ -47,11 +47,13 @@ pub struct Forked {
 }
 
 /// The fork's records: the shared prefix of `records`, renumbered from 1,
-/// under a header rewritten for `new_id`. Pure.
+/// under a header rewritten for `new_id` and dated `created_at_ms` (a
+/// fork is as new as the moment it is made, wherever it branches). Pure.
 pub fn fork_records(
     records: &[EventRecord],
     from: u32,
     new_id: &str,
+    created_at_ms: u64,
     retune: Option<Retune<'_>>,
 ) -> Result<Vec<EventRecord>, ForkError> {
     let Some((first, rest)) = records.split_first() else {
@@ -72,7 +74,7 @@ pub fn fork_records(
     }
     let cut = if from == 0 { 0 } else { cut_index(rest, from) };
     let mut out = Vec::with_capacity(cut + 1);
-    out.push(EventRecord { event: Event::SessionStarted(new_header), ..first.clone() });
+    out.push(EventRecord { at_ms: created_at_ms, event: Event::SessionStarted(new_header), ..first.clone() });
     for r in rest[..cut].iter().filter(|r| !ends_research(&r.event)) {
         out.push(EventRecord { seq: out.len() as u64 + 1, ..r.clone() });
     }
@@ -99,6 +101,7 @@ fn ends_research(event: &Event) -> bool {
         Event::OutputForced
             | Event::CancelRequested
             | Event::ReportDelta { .. }
+            | Event::ReportRestarted { .. }
             | Event::ReportWritten { .. }
             | Event::Verified { .. }
             | Event::SessionEnded { .. }
@@ -117,7 +120,8 @@ pub fn fork_session(
 ) -> Result<Forked, ForkError> {
     let source = SessionDir::new(root, source_id);
     let loaded = read_log(&source.log_path())?;
-    let records = fork_records(&loaded.records, from, new_id, retune)?;
+    let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+    let records = fork_records(&loaded.records, from, new_id, now_ms, retune)?;
     let state = SessionState::replay(&records);
     let staging = SessionDir { id: new_id.to_string(), path: root.join(format!(".fork-{new_id}")) };
     let result = write_fork(&source, &staging, &records, &state);
@@ -152,7 +156,8 @@ fn write_fork(
     let log = staging.log_path();
     let file = std::fs::File::create(&log).map_err(|e| io_err(&log, e))?;
     std::io::Write::write_all(&mut &file, &text).and_then(|_| file.sync_all()).map_err(|e| io_err(&log, e))?;
-    let summary = SessionSummary::from_state(&staging.id, state, text.len() as u64);
+    let stamp = file.metadata().ok().map(|m| super::read::LogStamp::of(&m));
+    let summary = SessionSummary::from_state(&staging.id, state, text.len() as u64).stamped(stamp);
     write_summary(staging, &summary).map_err(|e| io_err(&staging.summary_path(), e))
 }
 

@@ -2,55 +2,16 @@
 //! session whose log cannot be read is listed as damaged with the reason;
 //! it never hides the others.
 
-use std::fmt;
 use std::path::Path;
 
 use serde::Serialize;
 
 use super::SessionDir;
-use super::lock::live_holder;
-use super::summary::{Freshness, LoggedStatus, SessionSummary, load_summary, write_summary};
+use super::lock::{LockState, lock_state};
+use super::summary::{Freshness, SessionSummary, load_summary, write_summary};
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Status {
-    /// A live process holds the session's lock.
-    Running,
-    WaitingOnAsk,
-    Finished,
-    /// Finished, but the sources found do not answer the question.
-    Unanswered,
-    /// Finished without searching anything: every search failed.
-    NotSearched,
-    Cancelled,
-    Failed,
-    /// Stopped before its end with nobody writing it: `resume` continues it.
-    Interrupted,
-    /// The log cannot be read.
-    Damaged,
-}
-
-impl Status {
-    pub fn label(&self) -> &'static str {
-        match self {
-            Status::Running => "running",
-            Status::WaitingOnAsk => "waiting on ASK",
-            Status::Finished => "finished",
-            Status::Unanswered => "unanswered",
-            Status::NotSearched => "not searched",
-            Status::Cancelled => "cancelled",
-            Status::Failed => "failed",
-            Status::Interrupted => "interrupted",
-            Status::Damaged => "damaged",
-        }
-    }
-}
-
-impl fmt::Display for Status {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.label())
-    }
-}
+/// A listed session's status: the engine's one vocabulary.
+pub use crate::engine::status::SessionStatus as Status;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ListedSession {
@@ -106,34 +67,32 @@ pub fn list_sessions(root: &Path) -> std::io::Result<Vec<ListedSession>> {
 
 /// One session's row.
 pub fn list_one(dir: &SessionDir) -> ListedSession {
-    let pid = live_holder(&dir.lock_path());
+    // Running is what the lock says, never whether the pid it names is
+    // alive: a killed session's pid may belong to another process since.
+    let (running, pid) = match lock_state(&dir.lock_path()) {
+        LockState::Held { pid } => (true, pid),
+        LockState::Free => (false, None),
+    };
     match load_summary(dir) {
         Ok((summary, freshness)) => {
-            if freshness == Freshness::Rebuilt && pid.is_none() {
+            if freshness == Freshness::Rebuilt && !running {
                 // Best effort: a read-only folder still lists.
                 let _ = write_summary(dir, &summary);
             }
-            let status = match (&summary.status, pid) {
-                (_, Some(_)) => Status::Running,
-                (LoggedStatus::InProgress, None) => Status::Interrupted,
-                (LoggedStatus::WaitingOnAsk { .. }, None) => Status::WaitingOnAsk,
-                (LoggedStatus::Finished, None) => Status::Finished,
-                (LoggedStatus::Unanswered, None) => Status::Unanswered,
-                (LoggedStatus::NotSearched, None) => Status::NotSearched,
-                (LoggedStatus::Cancelled, None) => Status::Cancelled,
-                (LoggedStatus::Failed { .. }, None) => Status::Failed,
-            };
+            // The log's status, unless a live process holds the session
+            // (researching, or showing its question to the user).
+            let status = if running && !summary.status.has_ended() { Status::Running } else { summary.status };
             ListedSession { id: dir.id.clone(), status, summary: Some(summary), problem: None, pid, modified_ms: 0 }
         }
         Err(e) => ListedSession {
             id: dir.id.clone(),
             // A session created a moment ago has no header yet.
-            status: if pid.is_some() { Status::Running } else { Status::Damaged },
+            status: if running { Status::Running } else { Status::Damaged },
             summary: None,
-            problem: Some(match pid {
-                Some(_) => "starting: no event recorded yet".to_string(),
+            problem: Some(match running {
+                true => "starting: no event recorded yet".to_string(),
                 // The folder is implied by the row: name the file only.
-                None => e.to_string().replace(&format!("{}{}", dir.path.display(), std::path::MAIN_SEPARATOR), ""),
+                false => e.to_string().replace(&format!("{}{}", dir.path.display(), std::path::MAIN_SEPARATOR), ""),
             }),
             pid,
             modified_ms: modified_ms(dir),

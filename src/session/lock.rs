@@ -6,10 +6,16 @@
 //!
 //! A lock file that still names a pid when its lock is free was left by a
 //! process that was killed: it is taken over, and the caller is told.
+//!
+//! Whether a session is being written is asked of the lock itself, never
+//! of the pid: a pid left by a killed process may name another process
+//! since. Asking takes a shared lock for a moment, so taking the lock
+//! retries briefly before saying another process holds it.
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
@@ -30,6 +36,10 @@ fn holder_text(pid: Option<u32>) -> String {
     }
 }
 
+/// How often, and how long apart, taking a held lock is tried again.
+const PROBE_RETRIES: u32 = 5;
+const PROBE_WAIT: Duration = Duration::from_millis(20);
+
 /// Held while a process writes a session; released on drop.
 #[derive(Debug)]
 pub struct SessionLock {
@@ -48,13 +58,30 @@ impl SessionLock {
     /// Locks `path` for session `id`, or says which process holds it.
     pub fn acquire(path: &Path, id: &str) -> Result<Acquired, LockError> {
         let io = |e: std::io::Error| LockError::Io { path: path.to_path_buf(), message: e.to_string() };
-        let mut file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path).map_err(io)?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(TryLockError::WouldBlock) => {
-                return Err(LockError::Held { id: id.to_string(), pid: read_pid(&mut file), path: path.to_path_buf() });
+        let mut file = crate::files::open_regular_with(
+            path,
+            OpenOptions::new().read(true).write(true).create(true).truncate(false),
+        )
+        .map_err(|e| LockError::Io { path: path.to_path_buf(), message: e.to_string() })?;
+        let mut tries = 0;
+        loop {
+            match file.try_lock() {
+                Ok(()) => break,
+                // A lister asking whether the session runs holds a shared
+                // lock for a moment: wait that out before giving up.
+                Err(TryLockError::WouldBlock) if tries < PROBE_RETRIES => {
+                    tries += 1;
+                    std::thread::sleep(PROBE_WAIT);
+                }
+                Err(TryLockError::WouldBlock) => {
+                    return Err(LockError::Held {
+                        id: id.to_string(),
+                        pid: read_pid(&mut file),
+                        path: path.to_path_buf(),
+                    });
+                }
+                Err(TryLockError::Error(e)) => return Err(io(e)),
             }
-            Err(TryLockError::Error(e)) => return Err(io(e)),
         }
         // We hold the lock, so whoever wrote a pid here is gone.
         let stale_pid = read_pid(&mut file);
@@ -93,29 +120,39 @@ fn read_pid(file: &mut File) -> Option<u32> {
     text.trim().parse().ok()
 }
 
-/// The pid named in a session's lock file, if that process is alive: the
-/// session is being written right now. Reads only; never takes the lock.
-pub fn live_holder(path: &Path) -> Option<u32> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let pid: u32 = text.trim().parse().ok()?;
-    process_alive(pid).then_some(pid)
+/// Whether some process holds a session's lock right now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LockState {
+    Free,
+    /// Held; the pid is the one the holder wrote (absent for a moment
+    /// after the lock is taken).
+    Held {
+        pid: Option<u32>,
+    },
 }
 
-#[cfg(unix)]
-fn process_alive(pid: u32) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else { return false };
-    if pid <= 0 {
-        return false;
+/// Asks the lock at `path` whether a process holds it, without waiting and
+/// without keeping it: a shared lock taken and dropped at once. A lock
+/// file that is missing or not a regular file is free (nobody can hold it).
+pub fn lock_state(path: &Path) -> LockState {
+    let Ok((mut file, _)) = crate::files::open_regular(path) else { return LockState::Free };
+    match file.try_lock_shared() {
+        Ok(()) => LockState::Free,
+        Err(TryLockError::WouldBlock) => LockState::Held { pid: read_pid(&mut file) },
+        Err(TryLockError::Error(e)) => {
+            tracing::debug!(path = %path.display(), error = %e, "cannot ask the session lock");
+            LockState::Free
+        }
     }
-    // SAFETY: kill with signal 0 sends nothing; it only checks that the
-    // process exists (EPERM: it exists but belongs to another user).
-    let rc = unsafe { libc::kill(pid, 0) };
-    rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
-#[cfg(not(unix))]
-fn process_alive(_pid: u32) -> bool {
-    true
+/// The pid of the process holding a session's lock, when one does: the
+/// session is being written right now.
+pub fn live_holder(path: &Path) -> Option<u32> {
+    match lock_state(path) {
+        LockState::Held { pid } => pid,
+        LockState::Free => None,
+    }
 }
 
 #[cfg(test)]
@@ -143,6 +180,19 @@ mod tests {
     }
 
     #[test]
+    fn a_live_pid_in_a_free_lock_is_not_running() {
+        // A killed session's pid, since reused by a live process (this one).
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lock");
+        std::fs::write(&path, format!("{}\n", std::process::id())).unwrap();
+        assert_eq!(lock_state(&path), LockState::Free);
+        assert_eq!(live_holder(&path), None);
+        let held = SessionLock::acquire(&path, "s1").unwrap();
+        assert_eq!(lock_state(&path), LockState::Held { pid: Some(std::process::id()) });
+        drop(held);
+    }
+
+    #[test]
     fn a_dead_holders_lock_is_taken_over() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("lock");
@@ -152,6 +202,7 @@ mod tests {
         child.wait().unwrap();
         std::fs::write(&path, format!("{dead}\n")).unwrap();
         assert_eq!(live_holder(&path), None);
+        assert_eq!(lock_state(&path), LockState::Free);
         let taken = SessionLock::acquire(&path, "s1").unwrap();
         assert_eq!(taken.stale_pid, Some(dead));
         assert_eq!(std::fs::read_to_string(&path).unwrap().trim(), std::process::id().to_string());

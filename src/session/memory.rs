@@ -152,6 +152,10 @@ impl MemoryStore for FileMemoryStore {
     }
 }
 
+/// The memory file holds at most `memory.max_entries` (≤ 100,000) short
+/// lessons: far below this.
+const MAX_MEMORY_BYTES: u64 = 256 << 20;
+
 /// Two entries teach the same thing: same question, same mistake (case
 /// and spacing aside).
 fn same_lesson(a: &MemoryEntry, b: &MemoryEntry) -> bool {
@@ -163,7 +167,15 @@ fn same_lesson(a: &MemoryEntry, b: &MemoryEntry) -> bool {
 /// seen, or the same lesson (copies stored before reruns refreshed them),
 /// replaces the earlier one.
 fn read_entries(path: &Path, max: usize) -> Vec<MemoryEntry> {
-    let Ok(text) = std::fs::read_to_string(path) else { return Vec::new() };
+    let text = match crate::files::read_text_capped(path, MAX_MEMORY_BYTES) {
+        Ok(text) => text,
+        Err(e) => {
+            if !e.is_not_found() {
+                tracing::warn!(error = %e, "reflexion memory not read");
+            }
+            return Vec::new();
+        }
+    };
     let mut entries: Vec<MemoryEntry> = Vec::new();
     for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         match serde_json::from_str::<MemoryEntry>(line) {
@@ -199,8 +211,13 @@ fn rewrite(path: &Path, entries: &[MemoryEntry]) -> Result<(), MemoryError> {
         text.push('\n');
     }
     let tmp = path.with_extension("jsonl.tmp");
-    std::fs::write(&tmp, text).map_err(|e| err(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| err(path, e))
+    let written = std::fs::write(&tmp, text)
+        .map_err(|e| err(&tmp, e))
+        .and_then(|_| std::fs::rename(&tmp, path).map_err(|e| err(path, e)));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }
 
 fn err(path: &Path, e: std::io::Error) -> MemoryError {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::SessionDir;
 use super::lock::{LockError, SessionLock};
-use super::log::{LogError, read_log};
+use super::read::{LogError, read_log};
 use super::sink::SessionLog;
 use crate::engine::protocol::EventRecord;
 use crate::engine::state::SessionState;
@@ -71,8 +71,11 @@ pub fn resolve_id(root: &Path, given: &str) -> Result<String, OpenError> {
         .collect();
     ids.sort();
     if given == "last" || given == "latest" {
-        // Ids begin with their UTC start time, so they sort by age.
-        return ids.pop().ok_or_else(not_found);
+        // The first row of `sessions`: one order everywhere (creation time
+        // to the millisecond; an id's second and random suffix cannot
+        // order two sessions started in the same second).
+        let newest = super::list::list_sessions(root).ok().and_then(|l| l.into_iter().next());
+        return newest.map(|s| s.id).ok_or_else(not_found);
     }
     let matches: Vec<String> = ids.into_iter().filter(|id| id.starts_with(given)).collect();
     match matches.len() {
@@ -95,15 +98,18 @@ pub fn open_session(root: &Path, id: &str) -> Result<OpenedSession, OpenError> {
     }
     let loaded = read_log(&dir.log_path())?;
     if let Some(tail) = &loaded.torn_tail {
-        set_aside_torn_tail(&dir, tail, loaded.intact_bytes)?;
+        set_aside_torn_tail(&dir, loaded.intact_bytes)?;
         notices.push(format!(
             "the last event was cut short by a crash ({} bytes); it was set aside in {} and the session continues from event {}",
-            tail.len(),
+            tail.bytes,
             dir.path.join(TORN_TAILS_FILE).display(),
             loaded.records.last().map_or(0, |r| r.seq)
         ));
     }
     let state = SessionState::replay(&loaded.records);
+    if let Some(notice) = missing_texts(&dir, &state) {
+        notices.push(notice);
+    }
     let io = |path: PathBuf| move |e: std::io::Error| OpenError::Io { path, message: e.to_string() };
     let mut log = SessionLog::append(&dir, state.clone()).map_err(io(dir.log_path()))?;
     if let Err(e) = log.write_summary() {
@@ -112,15 +118,43 @@ pub fn open_session(root: &Path, id: &str) -> Result<OpenedSession, OpenError> {
     Ok(OpenedSession { dir, lock: acquired.lock, records: loaded.records, state, log, notices })
 }
 
-/// Keeps the torn bytes beside the log, then cuts them from the log so the
-/// next event starts on a line of its own.
-fn set_aside_torn_tail(dir: &SessionDir, tail: &str, intact_bytes: u64) -> Result<(), OpenError> {
+/// What to tell the user when source texts the log relies on are gone
+/// (`sources/` deleted or emptied): drafts quote from them, so the session
+/// would go on to a different answer without them.
+fn missing_texts(dir: &SessionDir, state: &SessionState) -> Option<String> {
+    let texts = super::DirTexts::new(dir.sources_dir());
+    let missing: Vec<String> =
+        state.sources.iter().filter(|s| !texts.has(s.meta.id)).map(|s| s.meta.id.0.to_string()).collect();
+    if missing.is_empty() {
+        return None;
+    }
+    let total = state.sources.len();
+    let shown = if missing.len() > 10 { format!("{}, …", missing[..10].join(", ")) } else { missing.join(", ") };
+    Some(format!(
+        "{} of {total} source texts are missing from {} (source {shown}): the session cannot quote them again, so \
+         its answer from here on may differ; restore them, or start afresh with `sleuth fork {} --from 0`",
+        missing.len(),
+        dir.sources_dir().display(),
+        dir.id
+    ))
+}
+
+/// Keeps the torn bytes beside the log (copied, never held in memory
+/// whole), then cuts them from the log so the next event starts on a line
+/// of its own.
+fn set_aside_torn_tail(dir: &SessionDir, intact_bytes: u64) -> Result<(), OpenError> {
+    use std::io::{Seek, SeekFrom};
     let io = |path: PathBuf| move |e: std::io::Error| OpenError::Io { path, message: e.to_string() };
-    let keep = dir.path.join(TORN_TAILS_FILE);
-    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&keep).map_err(io(keep.clone()))?;
-    writeln!(f, "{tail}").and_then(|_| f.sync_data()).map_err(io(keep))?;
+    let file_err = |e: crate::files::FileError| OpenError::Io { path: e.path().to_path_buf(), message: e.to_string() };
     let log = dir.log_path();
-    let file = std::fs::OpenOptions::new().write(true).open(&log).map_err(io(log.clone()))?;
-    file.set_len(intact_bytes).and_then(|_| file.sync_data()).map_err(io(log))?;
+    let mut from =
+        crate::files::open_regular_with(&log, std::fs::OpenOptions::new().read(true).write(true)).map_err(file_err)?;
+    let keep = dir.path.join(TORN_TAILS_FILE);
+    let mut to = crate::files::open_regular_with(&keep, std::fs::OpenOptions::new().create(true).append(true))
+        .map_err(file_err)?;
+    from.seek(SeekFrom::Start(intact_bytes)).map_err(io(log.clone()))?;
+    std::io::copy(&mut from, &mut to).map_err(io(keep.clone()))?;
+    to.write_all(b"\n").and_then(|_| to.sync_data()).map_err(io(keep))?;
+    from.set_len(intact_bytes).and_then(|_| from.sync_data()).map_err(io(log))?;
     Ok(())
 }

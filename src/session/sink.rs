@@ -51,7 +51,8 @@ impl SessionLog {
 
     /// Rewrites `summary.json` from the events written so far.
     pub fn write_summary(&mut self) -> std::io::Result<()> {
-        let summary = SessionSummary::from_state(&self.dir.id, &self.state, self.writer.len());
+        let stamp = self.writer.stamp();
+        let summary = SessionSummary::from_state(&self.dir.id, &self.state, self.writer.len()).stamped(stamp);
         write_summary(&self.dir, &summary)?;
         self.summary_written = Some(Instant::now());
         self.dirty = false;

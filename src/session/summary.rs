@@ -1,42 +1,28 @@
 //! `summary.json`: what `sleuth sessions` and `sleuth stats` show, so they
 //! read one small file per session instead of replaying every log. It is
-//! derived from the log alone and carries the log length it was built
-//! from: when the log has grown since (a crash between checkpoints, an
-//! older sleuth), it is out of date and rebuilt by replaying the log.
+//! derived from the log alone and carries the log's stamp when it was
+//! built (length, modification and change times, inode): when the log has
+//! changed since (grown after a crash between checkpoints, edited in place,
+//! damaged, replaced), it is out of date and rebuilt by replaying the log,
+//! which finds any damage. The length alone is not enough: a log with two
+//! lines swapped or a bit flipped keeps its length.
 
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use super::SessionDir;
-use super::log::{LogError, read_log};
-use crate::engine::model::{Action, AnswerStatus, DecisionReason, Outcome, StopReason};
+use super::read::{LogError, LogStamp, read_log};
+use crate::engine::model::{Action, DecisionReason, Outcome, StopReason};
 use crate::engine::protocol::ForkOrigin;
 use crate::engine::state::{QueryResult, SessionState};
+use crate::engine::status::SessionStatus;
 
 /// Bumped whenever the summary's fields change; older summaries are rebuilt.
-pub const SUMMARY_VERSION: u32 = 2;
-
-/// Where a session stands as far as its log tells. Whether a process is
-/// writing it right now is not in the log: see `list::Status`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "status", rename_all = "snake_case")]
-pub enum LoggedStatus {
-    /// Stopped before its end (killed, detached, paused): `resume` continues it.
-    InProgress,
-    WaitingOnAsk {
-        question: String,
-    },
-    Finished,
-    /// Finished, but the sources found do not answer the question.
-    Unanswered,
-    /// Finished without searching anything: every search failed.
-    NotSearched,
-    Cancelled,
-    Failed {
-        error: String,
-    },
-}
+/// 3: `status` is the engine's `SessionStatus` (degraded and forked
+/// sessions have their own), the waiting question and the error beside it;
+/// the log's stamp instead of its length alone.
+pub const SUMMARY_VERSION: u32 = 3;
 
 /// How the research loop ended (seed 004: converged vs stopped on a limit).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -90,7 +76,15 @@ pub struct SessionSummary {
     pub question: String,
     pub started_at_ms: u64,
     pub updated_at_ms: u64,
-    pub status: LoggedStatus,
+    /// As the log tells it, with nobody writing the session (`interrupted`
+    /// for one stopped part-way); the list says `running` when its lock is held.
+    pub status: SessionStatus,
+    /// The clarifying question the session waits on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting_on: Option<String>,
+    /// Why the session failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
     pub preset: String,
     pub reasoner: String,
     pub iterations: u32,
@@ -111,6 +105,37 @@ pub struct SessionSummary {
     /// The log this was built from: its length and last sequence number.
     pub log_bytes: u64,
     pub last_seq: u64,
+    /// The log's stamp when this was built, and when that was (Unix ns):
+    /// the summary stands for the log while the stamp still matches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_stamp: Option<StampTaken>,
+}
+
+/// A log's stamp, and the wall-clock time it was taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StampTaken {
+    pub stamp: LogStamp,
+    pub taken_at_ns: i64,
+}
+
+/// File times tick coarsely (a few milliseconds on Linux): a log changed
+/// this soon after its stamp was taken may keep the stamp's times, so such
+/// a stamp proves nothing and the summary is rebuilt (git's "racily
+/// clean" entries, the same way).
+const STAMP_RACE_NS: i64 = 100_000_000;
+
+impl StampTaken {
+    pub fn now(stamp: LogStamp) -> Self {
+        let taken_at_ns =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i64);
+        Self { stamp, taken_at_ns }
+    }
+
+    /// Whether the log at `path` is still the one stamped.
+    fn matches(&self, path: &Path) -> bool {
+        let settled = self.stamp.mtime_ns.max(self.stamp.ctime_ns) + STAMP_RACE_NS < self.taken_at_ns;
+        settled && LogStamp::current(path) == Some(self.stamp)
+    }
 }
 
 impl SessionSummary {
@@ -123,7 +148,12 @@ impl SessionSummary {
             question: state.question().to_string(),
             started_at_ms: state.started_at_ms,
             updated_at_ms: state.updated_at_ms,
-            status: logged_status(state),
+            status: SessionStatus::of(state, false),
+            waiting_on: state.open_ask().map(|a| a.clarification.question.clone()),
+            error: match &state.outcome {
+                Some(Outcome::Failed { error }) => Some(error.clone()),
+                _ => None,
+            },
             preset: header.map_or_else(String::new, |h| h.preset.to_string()),
             reasoner: header.map_or_else(String::new, |h| h.reasoner.clone()),
             iterations: state.iteration(),
@@ -140,23 +170,14 @@ impl SessionSummary {
             metrics: metrics(state),
             log_bytes,
             last_seq: state.last_seq,
+            log_stamp: None,
         }
     }
-}
 
-fn logged_status(state: &SessionState) -> LoggedStatus {
-    match &state.outcome {
-        Some(Outcome::Finished) => match state.report.as_ref().map(|r| r.answer) {
-            Some(AnswerStatus::Unanswered) => LoggedStatus::Unanswered,
-            Some(AnswerStatus::NotSearched) => LoggedStatus::NotSearched,
-            _ => LoggedStatus::Finished,
-        },
-        Some(Outcome::Cancelled) => LoggedStatus::Cancelled,
-        Some(Outcome::Failed { error }) => LoggedStatus::Failed { error: error.clone() },
-        None => match state.open_ask() {
-            Some(ask) => LoggedStatus::WaitingOnAsk { question: ask.clarification.question.clone() },
-            None => LoggedStatus::InProgress,
-        },
+    /// The same summary, stamped with the log it was built from.
+    pub fn stamped(mut self, stamp: Option<LogStamp>) -> Self {
+        self.log_stamp = stamp.filter(|s| s.bytes == self.log_bytes).map(StampTaken::now);
+        self
     }
 }
 
@@ -203,8 +224,12 @@ fn metrics(state: &SessionState) -> SessionMetrics {
 pub fn write_summary(dir: &SessionDir, summary: &SessionSummary) -> std::io::Result<()> {
     let text = serde_json::to_string_pretty(summary).map_err(std::io::Error::other)?;
     let tmp = dir.path.join(".summary.json.tmp");
-    std::fs::write(&tmp, text.as_bytes())?;
-    std::fs::rename(&tmp, dir.summary_path())
+    let written = std::fs::write(&tmp, text.as_bytes()).and_then(|_| std::fs::rename(&tmp, dir.summary_path()));
+    if written.is_err() {
+        // A full disk: leave no half-written temporary behind.
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }
 
 /// How a summary was obtained.
@@ -216,25 +241,27 @@ pub enum Freshness {
     Rebuilt,
 }
 
-/// The session's summary: the stored one when it matches the log's
-/// length, otherwise rebuilt from the log (an error only when the log
-/// itself cannot be read).
+/// The session's summary: the stored one when the log still carries the
+/// stamp it was built from, otherwise rebuilt from the log (an error only
+/// when the log itself cannot be read).
 pub fn load_summary(dir: &SessionDir) -> Result<(SessionSummary, Freshness), LogError> {
     let log_path = dir.log_path();
-    let log_len = std::fs::metadata(&log_path).map(|m| m.len()).ok();
-    if let (Some(len), Some(stored)) = (log_len, read_stored(&dir.summary_path()))
+    if let Some(stored) = read_stored(&dir.summary_path())
         && stored.summary_version == SUMMARY_VERSION
-        && stored.log_bytes == len
         && stored.id == dir.id
+        && stored.log_stamp.is_some_and(|s| s.matches(&log_path))
     {
         return Ok((stored, Freshness::Stored));
     }
     let log = read_log(&log_path)?;
     let state = SessionState::replay(&log.records);
-    Ok((SessionSummary::from_state(&dir.id, &state, log.bytes), Freshness::Rebuilt))
+    Ok((SessionSummary::from_state(&dir.id, &state, log.bytes).stamped(log.stamp), Freshness::Rebuilt))
 }
 
+/// A summary is a few KiB; anything far larger is not one.
+const MAX_SUMMARY_BYTES: u64 = 16 << 20;
+
 fn read_stored(path: &Path) -> Option<SessionSummary> {
-    let bytes = std::fs::read(path).ok()?;
+    let bytes = crate::files::read_capped(path, MAX_SUMMARY_BYTES).ok()?;
     serde_json::from_slice(&bytes).ok()
 }

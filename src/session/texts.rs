@@ -8,6 +8,9 @@ use std::sync::Arc;
 use crate::engine::model::SourceId;
 use crate::engine::ports::{StoreError, TextStore};
 
+/// A stored text is a page's text (web pages are capped far below this).
+const MAX_TEXT_BYTES: u64 = 1 << 30;
+
 #[derive(Debug, Clone)]
 pub struct DirTexts {
     dir: PathBuf,
@@ -18,6 +21,11 @@ impl DirTexts {
         Self { dir }
     }
 
+    /// Whether source `id`'s text is stored.
+    pub fn has(&self, id: SourceId) -> bool {
+        self.path(id).is_file()
+    }
+
     fn path(&self, id: SourceId) -> PathBuf {
         self.dir.join(format!("{}.txt", id.0))
     }
@@ -26,13 +34,18 @@ impl DirTexts {
 impl TextStore for DirTexts {
     fn put(&self, id: SourceId, text: &str) -> Result<(), StoreError> {
         std::fs::create_dir_all(&self.dir)?;
-        let tmp = self.dir.join(format!(".{}.tmp", id.0));
-        std::fs::write(&tmp, text.as_bytes())?;
-        std::fs::rename(&tmp, self.path(id))?;
-        Ok(())
+        let (tmp, path) = (self.dir.join(format!(".{}.tmp", id.0)), self.path(id));
+        let written = std::fs::write(&tmp, text.as_bytes()).and_then(|_| std::fs::rename(&tmp, &path));
+        written.map_err(|e| {
+            // A full disk: no half-written temporary stays behind.
+            let _ = std::fs::remove_file(&tmp);
+            StoreError(format!("cannot store the text of source {} in {}: {e}", id.0, path.display()))
+        })
     }
 
     fn get(&self, id: SourceId) -> Option<Arc<str>> {
-        std::fs::read_to_string(self.path(id)).ok().map(Arc::from)
+        // Only a regular file, never waited on: a text replaced by a pipe
+        // must not stall the session.
+        crate::files::read_text_capped(&self.path(id), MAX_TEXT_BYTES).ok().map(Arc::from)
     }
 }

@@ -158,6 +158,16 @@ pub fn load_review(session_dir: &Path, opts: &Options) -> Result<App, TuiError> 
     Ok(app)
 }
 
+/// The review of a session already read (and redacted) by the session
+/// service; `torn` when its last line was cut off by a crash.
+pub fn review_records(records: Vec<crate::engine::protocol::EventRecord>, torn: bool, opts: &Options) -> App {
+    let mut app = App::review(records, opts.theme.clone(), opts.keymap.clone());
+    if torn {
+        app.banner = Some(app::Banner::Info("the log's last line was cut off by a crash and is left out".into()));
+    }
+    app
+}
+
 /// Shows a saved session, offline, until the user quits.
 pub async fn review(tui: &mut Tui, mut app: App, session_dir: &Path) -> Result<(), TuiError> {
     let texts = DirTexts::new(SessionDir::at(session_dir).sources_dir());

@@ -3,9 +3,8 @@
 
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -24,40 +23,32 @@ pub struct Server {
     pub child: Child,
     pub base: String,
     pub stderr: Arc<Mutex<String>>,
+    pub lines: super::support::bin::Lines,
 }
 
 impl Server {
-    /// `sleuth serve` on 127.0.0.1 port 0 with `args` (after `serve`) and `envs`.
+    /// `sleuth serve` on 127.0.0.1 port 0 with `args` (after `serve`) and
+    /// `envs`, once it is ready to research (its index built).
     pub fn start(home: &Path, args: &[&str], envs: &[(&str, &str)]) -> Server {
-        let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("sleuth"));
-        cmd.env("SLEUTH_HOME", home)
-            .env_remove("SLEUTH_SERVE_TOKEN")
-            .arg("serve")
-            .args(["--bind", "127.0.0.1:0"])
-            .args(args);
+        let server = Self::listening(home, args, envs);
+        server.lines.wait_for("sleuth serve: ready", Duration::from_secs(300));
+        server
+    }
+
+    /// `start`, returning as soon as the server listens (its index may
+    /// still be building).
+    pub fn listening(home: &Path, args: &[&str], envs: &[(&str, &str)]) -> Server {
+        let mut cmd = super::support::bin::sleuth_command(home);
+        cmd.arg("serve").args(["--bind", "127.0.0.1:0"]).args(args);
         for (k, v) in envs {
             cmd.env(k, v);
         }
         let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().expect("spawn");
-        let mut reader = BufReader::new(child.stderr.take().expect("stderr"));
-        let mut seen = String::new();
-        let base = loop {
-            let mut line = String::new();
-            let n = reader.read_line(&mut line).expect("read stderr");
-            assert!(n > 0, "the server stopped before listening: {seen}");
-            seen.push_str(&line);
-            if let Some(rest) = line.split("listening on ").nth(1) {
-                break rest.split_whitespace().next().expect("address").to_string();
-            }
-        };
-        let stderr = Arc::new(Mutex::new(seen));
-        let sink = stderr.clone();
-        std::thread::spawn(move || {
-            for line in reader.lines().map_while(Result::ok) {
-                sink.lock().expect("lock").push_str(&(line + "\n"));
-            }
-        });
-        Server { child, base, stderr }
+        let lines = super::support::bin::Lines::follow(child.stderr.take().expect("stderr"));
+        let line = lines.wait_for("listening on ", Duration::from_secs(120));
+        let rest = line.split("listening on ").nth(1).unwrap_or_default();
+        let base = rest.split_whitespace().next().expect("address").to_string();
+        Server { child, base, stderr: lines.seen.clone(), lines }
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -87,19 +78,11 @@ impl Drop for Server {
     }
 }
 
-/// `sleuth args…` with `SLEUTH_HOME` = `home`: (exit code, stdout, stderr).
+/// `sleuth args…` with `SLEUTH_HOME` = `home`: (exit code, stdout, stderr),
+/// under the shared time limit.
 pub fn sleuth(home: &Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(assert_cmd::cargo::cargo_bin("sleuth"))
-        .env("SLEUTH_HOME", home)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("runs");
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let ran = super::support::bin::sleuth(home, args);
+    (ran.code, ran.stdout, ran.stderr)
 }
 
 /// `sleuth sessions --json`, parsed.

@@ -4,6 +4,7 @@
 
 #![allow(dead_code, clippy::type_complexity)]
 
+pub mod bin;
 pub mod disk;
 pub mod e2e;
 pub mod scripted;

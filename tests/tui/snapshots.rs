@@ -170,7 +170,10 @@ fn engine_error_banner_and_quit_confirmation() {
             seq: app.state.last_seq + 1,
             at_ms: 0,
             elapsed_ms: app.state.elapsed_ms,
-            event: Event::Error { phase: "search".into(), message: "local index: disk full".into() },
+            event: Event::Error {
+                phase: sleuth::engine::model::Phase::Search,
+                message: "local index: disk full".into(),
+            },
         };
         app.update(Msg::Engine(Box::new(record)));
         keys(&mut app, "q");

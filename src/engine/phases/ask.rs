@@ -2,7 +2,7 @@
 //! id; the loop waits for `Command::Answer` with that id.
 
 use crate::engine::model::Clarification;
-use crate::engine::model::Role;
+use crate::engine::model::{Phase, Role};
 use crate::engine::protocol::Event;
 use crate::engine::reasoner::ClarifyContext;
 use crate::engine::run::{Engine, EngineError};
@@ -29,7 +29,7 @@ impl Engine {
         let clarification = match reply {
             Ok(c) => c,
             Err(e) => {
-                self.emit_error("clarify", e.to_string())?;
+                self.emit_error(Phase::Clarify, e.to_string())?;
                 from_critique.unwrap_or_else(|| Clarification {
                     question: format!("What exactly do you mean by: {}?", self.state.question()),
                     options: Vec::new(),

@@ -1,7 +1,7 @@
 //! DRAFT and CRITIQUE.
 
 use crate::engine::fallback;
-use crate::engine::model::{Draft, Role};
+use crate::engine::model::{Draft, Phase, Role};
 use crate::engine::monitor::{TierText, compare_tiers};
 use crate::engine::protocol::Event;
 use crate::engine::reasoner::{CritiqueContext, DraftContext};
@@ -35,7 +35,7 @@ impl Engine {
         let draft = match reply {
             Ok(d) => d,
             Err(e) => {
-                self.emit_error("draft", e.to_string())?;
+                self.emit_error(Phase::Draft, e.to_string())?;
                 fallback::draft(&sources, previous.as_ref())
             }
         };
@@ -73,7 +73,7 @@ impl Engine {
         let mut critique = match reply {
             Ok(c) => c,
             Err(e) => {
-                self.emit_error("critique", e.to_string())?;
+                self.emit_error(Phase::Critique, e.to_string())?;
                 fallback::critique(self.state.question(), &draft)
             }
         };

@@ -9,7 +9,7 @@ use crate::engine::convergence::{Convergence, severity_plateau};
 use crate::engine::decide::{DecideInput, Progress, decide};
 use crate::engine::evaluate::{CitedSource, EvaluateInput, evaluate, quote_supports_claim};
 use crate::engine::memory::MemoryEntry;
-use crate::engine::model::{Critique, Role, SourceId};
+use crate::engine::model::{Critique, Phase, Role, SourceId};
 use crate::engine::protocol::Event;
 use crate::engine::run::{Engine, EngineError, now_ms};
 use crate::text::{content_terms, normalize_for_match};
@@ -38,7 +38,7 @@ impl Engine {
         });
         // Sources added in an iteration whose review fell back carry the
         // fallback's verdict: its relevance is the search rank, not a judgement.
-        let failed_review: Vec<u32> = self.state.iterations_where_failed("review");
+        let failed_review: Vec<u32> = self.state.iterations_where_failed(Phase::Review);
         let cited: Vec<CitedSource> = cited_ids
             .iter()
             .filter_map(|id| self.state.source(*id))
@@ -178,7 +178,7 @@ impl Engine {
             let (mistake, correction) = (entry.mistake.clone(), entry.correction.clone());
             match self.memory.store(entry) {
                 Ok(()) => self.emit(Event::MemoryStored { mistake, correction })?,
-                Err(e) => self.emit_error("memory", e.to_string())?,
+                Err(e) => self.emit_error(Phase::Memory, e.to_string())?,
             }
         }
         Ok(())

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use crate::engine::fallback;
 use crate::engine::memory::MemoryEntry;
-use crate::engine::model::Role;
+use crate::engine::model::{Phase, Role};
 use crate::engine::model::{PlannedQuery, Refinement, Reflection, SuggestedRefinement};
 use crate::engine::protocol::Event;
 use crate::engine::reasoner::{PlanContext, PlanOutput};
@@ -34,7 +34,7 @@ impl Engine {
         let Some((reflection, queries)) = self.ask_planner(ctx).await? else { return Ok(()) };
         let queries = tidy_queries(queries, self.max_queries());
         let queries = if queries.is_empty() {
-            fallback::plan(self.state.question(), &self.state.constraints, self.max_queries()).1
+            fallback::plan(self.state.question(), self.state.said_constraints(), self.max_queries()).1
         } else {
             queries
         };
@@ -97,7 +97,7 @@ impl Engine {
             // than run an empty iteration, with this refinement's keywords
             // (strict mode's `-site:` exclusions among them).
             m.queries = if planned.is_empty() {
-                fallback::plan(self.state.question(), &self.state.constraints, max).1
+                fallback::plan(self.state.question(), self.state.said_constraints(), max).1
             } else {
                 planned.into_iter().take(max).collect()
             };
@@ -115,7 +115,7 @@ impl Engine {
                 }
             }
             if m.queries.is_empty() {
-                m.queries = fallback::plan(self.state.question(), &self.state.constraints, max).1;
+                m.queries = fallback::plan(self.state.question(), self.state.said_constraints(), max).1;
                 i.constrain(&mut m.queries);
             }
         }
@@ -134,7 +134,8 @@ impl Engine {
 
     /// Calls the planner, degrading to the fallback plan on failure.
     async fn ask_planner(&mut self, ctx: PlanContext) -> Result<Option<(Reflection, Vec<PlannedQuery>)>, EngineError> {
-        let (question, constraints, max) = (ctx.question.clone(), ctx.constraints.clone(), ctx.max_queries);
+        let (question, max) = (ctx.question.clone(), ctx.max_queries);
+        let said = self.state.said_constraints().to_vec();
         let reasoner = self.reasoner.clone();
         let Some(reply) = self.reason(Role::Plan, async move { reasoner.plan(ctx).await }).await? else {
             return Ok(None);
@@ -142,8 +143,8 @@ impl Engine {
         Ok(Some(match reply {
             Ok(PlanOutput { reflection, queries }) => (reflection, queries),
             Err(e) => {
-                self.emit_error("plan", e.to_string())?;
-                fallback::plan(&question, &constraints, max)
+                self.emit_error(Phase::Plan, e.to_string())?;
+                fallback::plan(&question, &said, max)
             }
         }))
     }

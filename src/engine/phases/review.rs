@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use crate::engine::fallback;
-use crate::engine::model::Role;
+use crate::engine::model::{Phase, Role};
 use crate::engine::model::{SourceId, SourceKind, SourceVerdict};
 use crate::engine::protocol::Event;
 use crate::engine::quality::{quality_report, skip_rejection};
@@ -67,7 +67,7 @@ impl Engine {
                         // those sources get the built-in review, and it shows.
                         let ids: Vec<String> = missing.iter().map(|d| d.meta.id.to_string()).collect();
                         self.emit_error(
-                            "review",
+                            Phase::Review,
                             format!(
                                 "no verdict from the model for {}; the built-in review judged them",
                                 ids.join(", ")
@@ -79,7 +79,7 @@ impl Engine {
                     all
                 }
                 Err(e) => {
-                    self.emit_error("review", e.to_string())?;
+                    self.emit_error(Phase::Review, e.to_string())?;
                     fallback::review(&candidates)
                 }
             }
@@ -105,8 +105,8 @@ impl Engine {
         let report = quality_report(&verdicts, &skipped, &self.settings.review);
         self.emit(Event::Reviewed { iteration: n, verdicts, report })?;
         if self.state.usable_sources().next().is_none() {
-            let reason = self.no_usable_reason(n);
-            self.emit(Event::NoValidSources { iteration: n, reason })?;
+            let (reason, strict) = self.no_usable_reason(n);
+            self.emit(Event::NoValidSources { iteration: n, reason, strict: Some(strict) })?;
         }
         Ok(())
     }
@@ -138,11 +138,12 @@ impl Engine {
             .collect()
     }
 
-    /// Why nothing is left to draft from. In strict mode, once anything was
-    /// found the tier filter is the cause, even in an iteration whose hits
-    /// all repeated sources it had already filtered out.
-    fn no_usable_reason(&self, n: u32) -> String {
-        let Some(it) = self.state.iteration_record(n) else { return "no sources".to_string() };
+    /// Why nothing is left to draft from, and whether strict mode's tier
+    /// filter is the cause: once anything was found in strict mode it is,
+    /// even in an iteration whose hits all repeated sources it had already
+    /// filtered out.
+    fn no_usable_reason(&self, n: u32) -> (String, bool) {
+        let Some(it) = self.state.iteration_record(n) else { return ("no sources".to_string(), false) };
         let new = it.new_sources.len();
         let hits: usize = it
             .queries
@@ -154,15 +155,16 @@ impl Engine {
             .sum();
         let known = self.state.sources.len();
         if self.settings.source_mode == SourceMode::Strict && (new > 0 || known > 0) {
-            return match new {
+            let reason = match new {
                 0 => format!(
                     "{STRICT_REASON_PREFIX} kept none of the {known} sources found so far (only tiers 1–2 are allowed); \
                      this iteration's {hits} hits brought nothing new"
                 ),
                 k => format!("{STRICT_REASON_PREFIX} kept none of the {k} sources found (only tiers 1–2 are allowed)"),
             };
+            return (reason, true);
         }
-        match new {
+        let reason = match new {
             0 if hits > 0 || it.duplicates > 0 || !it.skipped.is_empty() => {
                 format!("no new sources: the {hits} hits repeated sources already seen or could not be read")
             }
@@ -182,7 +184,8 @@ impl Engine {
                     format!("review kept none of the {k} sources found ({})", why.join(", "))
                 }
             }
-        }
+        };
+        (reason, false)
     }
 }
 

@@ -9,12 +9,11 @@ use std::sync::Arc;
 use futures::StreamExt;
 
 use crate::engine::dedupe::NearDuplicates;
-use crate::engine::model::{SourceId, SourceKind, SourceMeta};
+use crate::engine::model::{Degradation, SourceId, SourceKind, SourceMeta};
 use crate::engine::ports::{FetchedDoc, ProviderError, RoutedSearch, SearchHit, SearchQuery, Searcher};
 use crate::engine::protocol::Event;
 use crate::engine::refine::broaden;
 use crate::engine::run::{Engine, EngineError, now_ms};
-use crate::engine::state::provider_failing;
 use crate::text::canonical::{canonical_locator, site_of};
 use crate::text::{fingerprint, sanitize_inline, text_hash};
 
@@ -62,7 +61,7 @@ impl Engine {
         }
         let total = done.len();
         if total > 0 && failed as f64 / total as f64 >= self.settings.search.degraded_failure_ratio {
-            self.degrade(n, format!("{failed} of {total} queries failed in iteration {n}"))?;
+            self.degrade(n, Degradation::QueriesFailed { iteration: n, failed, total })?;
         }
         done.sort_by_key(|q| q.index);
         let candidates = rank_round_robin(done);
@@ -79,7 +78,7 @@ impl Engine {
                     provider: f.provider.clone(),
                     reason: format!("{rule}: {}", f.error),
                 })?;
-                self.degrade(n, provider_failing(&f.provider))?;
+                self.degrade(n, Degradation::ProviderFailing { provider: f.provider.clone() })?;
             }
             if let Some(to) = &f.fallback_to {
                 self.emit(Event::ProviderFallback {
@@ -118,9 +117,9 @@ impl Engine {
         }
     }
 
-    fn degrade(&mut self, n: u32, reason: String) -> Result<(), EngineError> {
-        if !self.state.degraded.contains(&reason) {
-            self.emit(Event::DegradedMode { iteration: n, reason })?;
+    fn degrade(&mut self, n: u32, cause: Degradation) -> Result<(), EngineError> {
+        if !self.state.degraded.contains(&cause) {
+            self.emit(Event::DegradedMode { iteration: n, cause })?;
         }
         Ok(())
     }

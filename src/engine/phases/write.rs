@@ -10,12 +10,11 @@ use tokio::time::Instant;
 use super::call::Share;
 use crate::engine::caveats::{WRITER_FAILED, answer_lead, answer_status, caveats};
 use crate::engine::citations::{citation_markers, mark_unsupported, verify};
-use crate::engine::model::{Claim, Draft, Report, Role, SourceId, StopReason, Verification};
+use crate::engine::model::{Claim, Degradation, Draft, Phase, Report, Role, SourceId, StopReason, Verification};
 use crate::engine::protocol::Event;
 use crate::engine::reasoner::{ReasonerError, WriteContext, WriteOutput};
 use crate::engine::render::{assemble, fallback_body};
 use crate::engine::run::{Engine, EngineError};
-use crate::engine::state::REASONING_DEGRADED;
 
 enum WriteStep {
     Chunk(Option<String>),
@@ -25,6 +24,12 @@ enum WriteStep {
 
 impl Engine {
     pub(crate) async fn write_phase(&mut self, stop: StopReason) -> Result<(), EngineError> {
+        if !self.state.report_stream.is_empty() {
+            // Fragments of a write that never finished (a crash, a cancel
+            // mid-stream): marked void before this write streams its own.
+            let discarded_bytes = self.state.report_stream.len() as u64;
+            self.emit(Event::ReportRestarted { discarded_bytes })?;
+        }
         let best = self.state.best_iteration().map(|it| (it.iteration, it.draft.clone(), it.evaluation.clone()));
         let (based_on, draft, evaluation) = match best {
             Some((n, d, e)) => (Some(n), d, e),
@@ -42,7 +47,7 @@ impl Engine {
                 Some(Some(out)) => match self.check_report(&out, &draft) {
                     Ok(()) => (out.markdown, out.claims),
                     Err(why) => {
-                        self.emit_error("write", format!("the written report was not used: {why}"))?;
+                        self.emit_error(Phase::Write, format!("the written report was not used: {why}"))?;
                         (fallback_body(Some(&draft)), draft.claims.clone())
                     }
                 },
@@ -103,22 +108,22 @@ impl Engine {
     /// Phases the model could not do (they fell back to the built-in
     /// reasoning): recorded as degraded mode, and a caveat naming them.
     fn reasoning_fallbacks(&mut self) -> Result<Option<String>, EngineError> {
-        let mut failed: Vec<&str> = Vec::new();
+        let mut failed: Vec<Role> = Vec::new();
         for e in &self.state.errors {
-            if let Some(role) = Role::ALL.iter().find(|r| r.as_str() == e.phase)
-                && self.reasoner.uses_model(*role)
-                && !failed.contains(&role.as_str())
+            if let Some(role) = e.phase.role()
+                && self.reasoner.uses_model(role)
+                && !failed.contains(&role)
             {
-                failed.push(role.as_str());
+                failed.push(role);
             }
         }
         if failed.is_empty() {
             return Ok(None);
         }
-        let reason = format!("{REASONING_DEGRADED}{}", failed.join(", "));
+        let reason = Degradation::ModelFailed { phases: failed };
         if !self.state.degraded.contains(&reason) {
             let iteration = self.state.iteration();
-            self.emit(Event::DegradedMode { iteration, reason: reason.clone() })?;
+            self.emit(Event::DegradedMode { iteration, cause: reason.clone() })?;
         }
         Ok(Some(format!(
             "Reasoning was degraded: {reason}; built-in, model-free results stood in for those phases, so treat \
@@ -232,7 +237,7 @@ impl Engine {
                             Some(r.value)
                         }
                         Err(e) => {
-                            self.emit_error("write", e.to_string())?;
+                            self.emit_error(Phase::Write, e.to_string())?;
                             None
                         }
                     }));

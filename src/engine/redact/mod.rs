@@ -9,6 +9,7 @@
 //! blank the current keys: a log from an older build, or a key set under
 //! another variable when it was written, is data from outside.)
 
+mod encoded;
 mod scan;
 
 use std::borrow::Cow;
@@ -26,6 +27,8 @@ const MIN_SECRET_LEN: usize = 8;
 pub struct Redactor {
     /// Each secret as written raw and as it appears inside a JSON string.
     patterns: Vec<String>,
+    /// Secrets a URL or a form may write otherwise (`encoded.rs`).
+    encoded: Vec<encoded::EncodedKey>,
 }
 
 /// Says how many secrets, never which: settings are debug-printed in logs.
@@ -39,18 +42,33 @@ impl Redactor {
     /// A redactor for these secret values.
     pub fn new(values: impl IntoIterator<Item = String>) -> Self {
         let mut patterns = Vec::new();
+        let mut encoded = Vec::new();
         for value in values.into_iter().filter(|v| v.chars().count() >= MIN_SECRET_LEN) {
             let escaped = serde_json::to_string(&value).unwrap_or_default();
             let escaped = escaped.trim_matches('"').to_string();
             if escaped != value && !escaped.is_empty() {
                 patterns.push(escaped);
             }
+            encoded.extend(encoded::EncodedKey::new(&value));
             patterns.push(value);
         }
+        Self::sorted(patterns, encoded)
+    }
+
+    fn sorted(mut patterns: Vec<String>, mut encoded: Vec<encoded::EncodedKey>) -> Self {
         // Longest first, so a secret containing another is blanked whole.
-        patterns.sort_by_key(|p| std::cmp::Reverse(p.len()));
+        patterns.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
         patterns.dedup();
-        Self { patterns }
+        encoded.dedup();
+        Self { patterns, encoded }
+    }
+
+    /// The secrets of both.
+    pub fn merged(&self, other: &Redactor) -> Redactor {
+        let patterns = self.patterns.iter().chain(&other.patterns).cloned().collect();
+        let mut encoded = self.encoded.clone();
+        encoded.extend(other.encoded.iter().filter(|k| !self.encoded.contains(k)).cloned());
+        Self::sorted(patterns, encoded)
     }
 
     /// The values of every environment variable the configuration names in
@@ -80,12 +98,28 @@ impl Redactor {
                 out = Cow::Owned(out.replace(p.as_str(), REDACTED));
             }
         }
+        for key in &self.encoded {
+            let found = key.find_all(&out);
+            if found.is_empty() {
+                continue;
+            }
+            let mut clean = String::with_capacity(out.len());
+            let mut last = 0;
+            for (start, end) in found {
+                clean.push_str(&out[last..start]);
+                clean.push_str(REDACTED);
+                last = end;
+            }
+            clean.push_str(&out[last..]);
+            out = Cow::Owned(clean);
+        }
         out
     }
 
     /// Whether `text` holds any secret.
     fn finds_in(&self, text: &str) -> bool {
         self.patterns.iter().any(|p| text.contains(p.as_str()))
+            || self.encoded.iter().any(|k| !k.find_all(text).is_empty())
     }
 
     /// `record` with every secret blanked in its strings (map keys too).
@@ -114,7 +148,10 @@ impl Redactor {
 
     fn unreadable(&self, record: EventRecord) -> EventRecord {
         let message = "an event held a secret and could not be redacted; it was dropped".to_string();
-        EventRecord { event: super::protocol::Event::Error { phase: "engine".into(), message }, ..record }
+        EventRecord {
+            event: super::protocol::Event::Error { phase: crate::engine::model::Phase::Engine, message },
+            ..record
+        }
     }
 
     fn redact_value(&self, value: &mut serde_json::Value) {
@@ -170,6 +207,37 @@ mod tests {
     }
 
     #[test]
+    fn a_key_with_reserved_characters_is_blanked_in_its_encoded_forms_too() {
+        let key = "tvly-CANARY/Ab+Cd=Ef9 x";
+        let r = Redactor::new([key.to_string()]);
+        for shown in [
+            "tvly-CANARY/Ab+Cd=Ef9 x",
+            "tvly-CANARY%2FAb%2BCd%3DEf9%20x",
+            "tvly-CANARY%2fAb%2bCd%3dEf9%20x",
+            "tvly-CANARY%2FAb%2BCd%3DEf9+x",
+            "tvly-CANARY/Ab%2BCd%3DEf9%20x",
+            "tvly-CANARY/Ab%2BCd%3DEf9+x",
+            "tvly-CANARY/Ab+Cd=Ef9%20x",
+            "tvly-CANARY/Ab%2BCd%3DEf9 x",
+        ] {
+            let text = format!("GET https://api.example/search?k={shown}&q=x failed");
+            assert_eq!(r.redact(&text), "GET https://api.example/search?k=[redacted]&q=x failed", "{shown}");
+        }
+        assert_eq!(r.redact("tvly-CANARY alone"), "tvly-CANARY alone", "a part of a key is no key");
+        let plain = Redactor::new(["sk-test-12345678".to_string()]);
+        assert!(plain.encoded.is_empty(), "a key of unreserved characters has one form");
+        // The event scan finds an encoded key too, so records lose it.
+        assert!(r.holds_secret(&"see tvly-CANARY%2FAb%2BCd%3DEf9+x here"));
+    }
+
+    #[test]
+    fn merged_redactors_blank_the_keys_of_both() {
+        let a = Redactor::new(["sk-test-aaaaaaaa".to_string()]);
+        let b = Redactor::new(["sk-test-bbbbbbbb".to_string()]);
+        assert_eq!(a.merged(&b).redact("sk-test-aaaaaaaa sk-test-bbbbbbbb"), "[redacted] [redacted]");
+    }
+
+    #[test]
     fn finds_env_names_anywhere_in_the_config() {
         let cfg = serde_json::json!({
             "llm": {"api_key_env": "SLEUTH_REDACT_TEST_A", "model": "m"},
@@ -189,14 +257,20 @@ mod tests {
     fn records_lose_the_secret_and_keep_their_shape() {
         use crate::engine::protocol::Event;
         let r = Redactor::new(["sk-test-12345678".to_string(), "12345678901".to_string()]);
-        let event = Event::Error { phase: "search".into(), message: "GET /x?key=sk-test-12345678 failed".into() };
+        let event = Event::Error {
+            phase: crate::engine::model::Phase::Search,
+            message: "GET /x?key=sk-test-12345678 failed".into(),
+        };
         let clean = r.redact_record(record(event));
         assert_eq!(
             clean,
-            record(Event::Error { phase: "search".into(), message: "GET /x?key=[redacted] failed".into() }),
+            record(Event::Error {
+                phase: crate::engine::model::Phase::Search,
+                message: "GET /x?key=[redacted] failed".into()
+            }),
             "only the string changed; at_ms, which looks like a secret, is a number and stays"
         );
-        let plain = record(Event::Error { phase: "search".into(), message: "nothing here".into() });
+        let plain = record(Event::Error { phase: crate::engine::model::Phase::Search, message: "nothing here".into() });
         assert_eq!(r.redact_record(plain.clone()), plain);
         assert_eq!(Redactor::default().redact_record(clean.clone()), clean);
     }

@@ -49,6 +49,12 @@ pub struct LocalConfig {
     pub short_passage_words: usize,
     /// Indexing threads; 0 uses every core.
     pub threads: usize,
+    /// Before a run, compare the folder with its index: `update` what
+    /// changed (incrementally), `warn` with the command to run, or `off`.
+    pub stale_check: super::freshness::StaleCheck,
+    /// How long that check may spend on the files of a large corpus
+    /// (milliseconds); folders are always checked, small corpora whole.
+    pub stale_check_ms: u64,
 }
 
 impl Default for LocalConfig {
@@ -71,6 +77,8 @@ impl Default for LocalConfig {
             coordination: 0.6,
             short_passage_words: 40,
             threads: 0,
+            stale_check: super::freshness::StaleCheck::Update,
+            stale_check_ms: 50,
         }
     }
 }

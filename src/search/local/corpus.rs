@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use tantivy::{Index, IndexReader, ReloadPolicy};
 
 use super::discover::default_corpus;
+use super::freshness::BeforeRun;
 use super::indexer::{IndexSummary, update};
 use super::manifest::{INDEX_VERSION, Manifest};
 use super::schema::{Fields, fields_of, schema};
@@ -99,12 +100,14 @@ impl LocalCorpus {
         let root = corpus_root(cfg)?;
         let layout = Layout::for_corpus(index_root, &root);
         match find(&layout, &root) {
-            Found::Ready(index, meta) => match Self::open(index, meta, &root, &layout, cfg) {
-                Ok(c) => return Ok(c),
-                Err(e) => {
-                    progress(&format!("the index at {} cannot be used ({e}); rebuilding it", layout.dir.display()))
+            Found::Ready(index, meta) => {
+                match Self::open(index, fresh(meta, &root, &layout, cfg, progress), &root, &layout, cfg) {
+                    Ok(c) => return Ok(c),
+                    Err(e) => {
+                        progress(&format!("the index at {} cannot be used ({e}); rebuilding it", layout.dir.display()))
+                    }
                 }
-            },
+            }
             Found::Missing if !cfg.auto_index => return Err(CorpusError::NotIndexed { path: root }),
             Found::Missing => progress(&format!(
                 "no index for {} yet: building it now (once; `sleuth index` updates it later)",
@@ -212,6 +215,56 @@ pub fn index_folder(
         }
     };
     Ok((root, summary))
+}
+
+/// The index's description after the check before a run: the same one,
+/// or the one written by the update that brought the index up to date
+/// with its folder (see `freshness.rs`). A check or an update that cannot
+/// be done leaves the index as it is, and says so.
+fn fresh(
+    meta: IndexMeta,
+    root: &Path,
+    layout: &Layout,
+    cfg: &LocalConfig,
+    progress: &(dyn Fn(&str) + Send + Sync),
+) -> IndexMeta {
+    let manifest = match Manifest::load(&layout.manifest_path()) {
+        Ok(m) => m,
+        Err(e) => {
+            tracing::warn!(error = %e, "the index's file list is unreadable: its folder is not checked");
+            return meta;
+        }
+    };
+    let skip_dir = layout.dir.starts_with(root).then_some(layout.dir.as_path());
+    match super::freshness::before_run(root, &manifest, cfg, skip_dir, progress) {
+        BeforeRun::Update => {}
+        BeforeRun::AsItIs => return meta,
+        BeforeRun::RecordFolders(folders) => {
+            // Once, for an index built before folder times were kept: the
+            // next runs check its folders instead of every file.
+            let mut manifest = manifest;
+            manifest.folders = folders;
+            if let Err(e) = manifest.save(&layout.manifest_path()) {
+                tracing::warn!(error = %e, "could not record the corpus's folder times");
+            }
+            return meta;
+        }
+    }
+    let updated = Index::open_in_dir(layout.tantivy_dir()).map_err(CorpusError::index).and_then(|index| {
+        let fields =
+            fields_of(&index.schema()).ok_or_else(|| CorpusError::Index { message: "unexpected schema".into() })?;
+        update(root, layout, &index, fields, Some(manifest), cfg, progress)
+    });
+    match updated {
+        Ok(summary) => progress(&format!("index updated: {}", summary.describe())),
+        Err(e) => progress(&format!(
+            "warning: the index of {} could not be updated ({e}); the run uses it as it was. Update it with `sleuth \
+             index {}`",
+            root.display(),
+            root.display()
+        )),
+    }
+    layout.load_meta().unwrap_or(meta)
 }
 
 fn build_fresh(

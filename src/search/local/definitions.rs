@@ -50,12 +50,28 @@ pub struct DefinitionHit {
 /// with no prose.
 pub fn defining_text(page: &Page) -> Option<String> {
     let para = page.sections.iter().flat_map(|s| &s.blocks).find_map(|b| match b {
-        Block::Para(t) if is_prose(t) => Some(t.as_str()),
+        Block::Para(t) if is_prose(opening(t)) => Some(opening(t)),
         _ => None,
     })?;
     let joined = sentences(para).into_iter().take(MAX_SENTENCES).collect::<Vec<_>>().join(" ");
     let text: Vec<&str> = joined.split_whitespace().take(MAX_WORDS).collect();
     (!text.is_empty()).then(|| text.join(" "))
+}
+
+/// The opening of a paragraph, which is all a definition reads: a few
+/// sentences fit many times over. A whole paragraph could be the whole of
+/// a 50 MB text file with no blank line, and reading it char by char cost
+/// gigabytes.
+fn opening(para: &str) -> &str {
+    const OPENING_BYTES: usize = 4096;
+    if para.len() <= OPENING_BYTES {
+        return para;
+    }
+    let mut end = OPENING_BYTES;
+    while !para.is_char_boundary(end) {
+        end -= 1;
+    }
+    &para[..end]
 }
 
 /// Prose, not a badge, a grammar rule or a label: it starts with a letter,

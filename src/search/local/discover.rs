@@ -62,17 +62,34 @@ impl WalkProblems {
 }
 
 /// Every `.md`, `.txt` and `.html` file under `root`, sorted by path.
-/// Hidden files and folders are left out; symlinks are followed, and
-/// symlink loops are reported instead of followed forever.
+/// Hidden files and folders are left out; symlinks are followed within the
+/// folder only (a link leading out of it, such as `passwd.txt ->
+/// /etc/passwd`, is reported and not followed: the corpus is what the user
+/// put in the folder, and what it indexes is cited and stored); symlink
+/// loops are reported instead of followed forever.
 pub fn walk(root: &Path, skip_dir: Option<&Path>) -> (Vec<FileEntry>, WalkProblems) {
+    let (files, _, problems) = walk_with_folders(root, skip_dir);
+    (files, problems)
+}
+
+/// `walk`, plus the modification time (ns) of every folder walked, by
+/// corpus-relative path (`""` for the root): a file added, removed or
+/// renamed changes its folder's time, which is how a large corpus is
+/// checked for such changes without reading every file's.
+pub fn walk_with_folders(
+    root: &Path,
+    skip_dir: Option<&Path>,
+) -> (Vec<FileEntry>, BTreeMap<String, u64>, WalkProblems) {
+    let mut folders = BTreeMap::new();
     let mut files = Vec::new();
     let mut problems = WalkProblems::default();
-    let walker = walkdir::WalkDir::new(root).follow_links(true).sort_by_file_name().into_iter().filter_entry(|e| {
+    let inside = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let mut walker = walkdir::WalkDir::new(root).follow_links(true).sort_by_file_name().into_iter().filter_entry(|e| {
         let hidden = e.depth() > 0 && e.file_name().to_string_lossy().starts_with('.');
         let is_skip = skip_dir.is_some_and(|s| e.path() == s);
         !hidden && !is_skip
     });
-    for entry in walker {
+    while let Some(entry) = walker.next() {
         let entry = match entry {
             Ok(e) => e,
             Err(e) => {
@@ -85,6 +102,23 @@ pub fn walk(root: &Path, skip_dir: Option<&Path>) -> (Vec<FileEntry>, WalkProble
                 continue;
             }
         };
+        if entry.path_is_symlink() && !leads_inside(entry.path(), &inside) {
+            if entry.file_type().is_dir() {
+                walker.skip_current_dir();
+            }
+            let target = std::fs::read_link(entry.path()).map(|t| t.display().to_string()).unwrap_or_default();
+            problems.add(
+                "link out of the corpus",
+                format!("{} -> {target}: a link out of the corpus folder (not followed)", entry.path().display()),
+            );
+            continue;
+        }
+        if entry.file_type().is_dir() {
+            if let (Ok(meta), Ok(rel)) = (entry.metadata(), entry.path().strip_prefix(root)) {
+                folders.insert(rel_path(rel), mtime_ns(&meta));
+            }
+            continue;
+        }
         if !entry.file_type().is_file() {
             continue;
         }
@@ -97,14 +131,55 @@ pub fn walk(root: &Path, skip_dir: Option<&Path>) -> (Vec<FileEntry>, WalkProble
             }
         };
         let Ok(rel) = entry.path().strip_prefix(root) else { continue };
-        let rel = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
-        let mtime_ns =
-            meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos() as u64);
+        let (rel, mtime_ns) = (rel_path(rel), mtime_ns(&meta));
         files.push(FileEntry { rel, abs: entry.path().to_path_buf(), kind, size: meta.len(), mtime_ns });
     }
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
     files.dedup_by(|a, b| a.rel == b.rel);
-    (files, problems)
+    (files, folders, problems)
+}
+
+/// A corpus-relative path, `/`-separated.
+pub fn rel_path(rel: &Path) -> String {
+    rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+}
+
+pub fn mtime_ns(meta: &std::fs::Metadata) -> u64 {
+    meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// The documents and folders directly in `folder` (corpus-relative names),
+/// as `walk` would see them: hidden entries left out, links out of the
+/// corpus left out. For re-reading one folder whose time changed.
+pub fn list_folder(root: &Path, folder: &str) -> std::io::Result<(Vec<String>, Vec<String>)> {
+    let inside = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let dir = if folder.is_empty() { root.to_path_buf() } else { root.join(folder) };
+    let (mut docs, mut folders) = (Vec::new(), Vec::new());
+    for entry in std::fs::read_dir(&dir)? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            continue;
+        }
+        let path = entry.path();
+        let link = entry.file_type().is_ok_and(|t| t.is_symlink());
+        if link && !leads_inside(&path, &inside) {
+            continue;
+        }
+        let rel = if folder.is_empty() { name } else { format!("{folder}/{name}") };
+        match std::fs::metadata(&path) {
+            Ok(m) if m.is_dir() => folders.push(rel),
+            Ok(m) if m.is_file() && FileKind::of(&path).is_some() => docs.push(rel),
+            _ => {}
+        }
+    }
+    Ok((docs, folders))
+}
+
+/// Whether the link at `path` resolves to somewhere under `root` (itself
+/// canonical). A link that cannot be resolved leads nowhere inside.
+fn leads_inside(path: &Path, root: &Path) -> bool {
+    std::fs::canonicalize(path).is_ok_and(|p| p.starts_with(root))
 }
 
 #[cfg(test)]
@@ -128,5 +203,24 @@ mod tests {
         assert_eq!(rels, vec!["a/b/two.html", "a/one.md"]);
         #[cfg(unix)]
         assert_eq!(problems.counts.get("symlink loop"), Some(&1), "{problems:?}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_are_followed_inside_the_folder_only() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (root, outside) = (dir.path().join("corpus"), dir.path().join("outside"));
+        std::fs::create_dir_all(root.join("a")).expect("mkdir");
+        std::fs::create_dir_all(&outside).expect("mkdir");
+        std::fs::write(root.join("a/one.md"), "# One").expect("write");
+        std::fs::write(outside.join("secret.md"), "# Secret").expect("write");
+        std::os::unix::fs::symlink(outside.join("secret.md"), root.join("passwd.md")).expect("symlink");
+        std::os::unix::fs::symlink(&outside, root.join("elsewhere")).expect("symlink");
+        std::os::unix::fs::symlink(root.join("a/one.md"), root.join("alias.md")).expect("symlink");
+        let (files, problems) = walk(&root, None);
+        let rels: Vec<&str> = files.iter().map(|f| f.rel.as_str()).collect();
+        assert_eq!(rels, vec!["a/one.md", "alias.md"]);
+        assert_eq!(problems.counts.get("link out of the corpus"), Some(&2), "{problems:?}");
+        assert!(problems.examples.iter().any(|e| e.contains("passwd.md") && e.contains("not followed")));
     }
 }

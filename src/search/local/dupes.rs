@@ -16,33 +16,66 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use super::manifest::{FileRecord, FileState};
 
 /// SimHash (64 bits) of a text's word 3-shingles.
+#[cfg(test)]
 pub fn simhash(text: &str) -> u64 {
-    let words: Vec<u64> = text
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(|w| fnv1a(w.as_bytes().iter().map(|b| b.to_ascii_lowercase())))
-        .collect();
-    if words.is_empty() {
-        return 0;
+    let mut h = SimHasher::default();
+    h.write(text);
+    h.finish()
+}
+
+/// `simhash` over a text given in pieces (paragraphs, one after another),
+/// without joining them: a large page is fingerprinted in constant memory.
+/// Pieces are separate words, as if joined by a line break.
+#[derive(Debug, Clone)]
+pub struct SimHasher {
+    weights: [i32; 64],
+    /// The last three words' hashes, the newest last.
+    window: [u64; 3],
+    words: usize,
+}
+
+impl Default for SimHasher {
+    fn default() -> Self {
+        Self { weights: [0; 64], window: [0; 3], words: 0 }
     }
-    let mut weights = [0i32; 64];
-    let mut add = |h: u64| {
-        for (bit, w) in weights.iter_mut().enumerate() {
+}
+
+impl SimHasher {
+    pub fn write(&mut self, text: &str) {
+        for w in text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
+            let h = fnv1a(w.as_bytes().iter().map(|b| b.to_ascii_lowercase()));
+            self.window = [self.window[1], self.window[2], h];
+            self.words += 1;
+            if self.words >= 3 {
+                let [a, b, c] = self.window;
+                self.add(mix(a ^ b.rotate_left(21) ^ c.rotate_left(42)));
+            }
+        }
+    }
+
+    fn add(&mut self, h: u64) {
+        for (bit, w) in self.weights.iter_mut().enumerate() {
             if h >> bit & 1 == 1 {
                 *w += 1;
             } else {
                 *w -= 1;
             }
         }
-    };
-    if words.len() < 3 {
-        words.iter().for_each(|w| add(mix(*w)));
-    } else {
-        for s in words.windows(3) {
-            add(mix(s[0] ^ s[1].rotate_left(21) ^ s[2].rotate_left(42)));
-        }
     }
-    weights.iter().enumerate().fold(0u64, |acc, (bit, w)| if *w > 0 { acc | 1 << bit } else { acc })
+
+    pub fn finish(&self) -> u64 {
+        let mut weights = self.clone();
+        if self.words < 3 {
+            // Too short for a shingle: each word counts alone.
+            for h in &self.window[3 - self.words..] {
+                weights.add(mix(*h));
+            }
+        }
+        if self.words == 0 {
+            return 0;
+        }
+        weights.weights.iter().enumerate().fold(0u64, |acc, (bit, w)| if *w > 0 { acc | 1 << bit } else { acc })
+    }
 }
 
 fn fnv1a(bytes: impl Iterator<Item = u8>) -> u64 {
@@ -234,6 +267,42 @@ mod tests {
 
     fn rules(prefer: &[String]) -> GroupRules<'_> {
         GroupRules { max_bits: 3, stub_max_words: 60, min_words: 20, prefer }
+    }
+
+    #[test]
+    fn a_text_in_pieces_has_the_fingerprint_of_the_whole() {
+        let text = long_text("alpha");
+        let mut h = SimHasher::default();
+        for line in text.lines() {
+            h.write(line);
+        }
+        assert_eq!(h.finish(), simhash(&text));
+        for short in ["", "one", "one two", "one two three"] {
+            let mut h = SimHasher::default();
+            h.write(short);
+            assert_eq!(h.finish(), simhash_joined(short), "{short:?}");
+        }
+    }
+
+    /// The fingerprint as first defined: every word collected, then shingled.
+    fn simhash_joined(text: &str) -> u64 {
+        let words: Vec<u64> = text
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(|w| fnv1a(w.as_bytes().iter().map(|b| b.to_ascii_lowercase())))
+            .collect();
+        let mut h = SimHasher::default();
+        if words.is_empty() {
+            return 0;
+        }
+        if words.len() < 3 {
+            words.iter().for_each(|w| h.add(mix(*w)));
+        } else {
+            for s in words.windows(3) {
+                h.add(mix(s[0] ^ s[1].rotate_left(21) ^ s[2].rotate_left(42)));
+            }
+        }
+        h.weights.iter().enumerate().fold(0u64, |acc, (bit, w)| if *w > 0 { acc | 1 << bit } else { acc })
     }
 
     #[test]

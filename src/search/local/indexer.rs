@@ -13,9 +13,9 @@ use tantivy::schema::Term;
 use tantivy::{Index, IndexWriter, TantivyDocument};
 
 use super::definitions::definition_doc;
-use super::discover::{FileEntry, WalkProblems, walk};
-use super::dupes::{GroupRules, group, simhash, top_folder};
-use super::extract::{Extracted, Page, Passage, SkipReason, decode_text, extract, passages};
+use super::discover::{FileEntry, WalkProblems, walk_with_folders};
+use super::dupes::{GroupRules, SimHasher, group, top_folder};
+use super::extract::{Block, Extracted, Page, Passage, SkipReason, decode_text, extract, passages};
 use super::manifest::{FileRecord, FileState, INDEX_VERSION, Manifest, primary_language};
 use super::schema::{Fields, KIND_PAGE, KIND_PASSAGE};
 use super::store::{IndexMeta, Layout};
@@ -89,13 +89,14 @@ pub fn update(
 ) -> Result<IndexSummary, CorpusError> {
     let started = Instant::now();
     let skip_dir = layout.dir.starts_with(root).then_some(layout.dir.as_path());
-    let (files, problems) = walk(root, skip_dir);
+    let (files, folders, problems) = walk_with_folders(root, skip_dir);
     if files.is_empty() {
         return Err(CorpusError::Empty { path: root.to_path_buf(), problems: problems.examples.clone() });
     }
     let mut manifest = previous.unwrap_or_else(|| Manifest::new(root));
     manifest.corpus = root.to_path_buf();
     manifest.version = INDEX_VERSION;
+    manifest.folders = folders;
     let present: HashSet<&str> = files.iter().map(|f| f.rel.as_str()).collect();
     let removed: Vec<String> = manifest.files.keys().filter(|k| !present.contains(k.as_str())).cloned().collect();
     // A file is read again when it changed, or when `max_file_mb` changed
@@ -265,7 +266,8 @@ pub fn read_file(entry: &FileEntry, cfg: &LocalConfig) -> FileRead {
     let rel = entry.rel.clone();
     let done = |record, problem| FileRead { rel: rel.clone(), record, problem, content: None };
     let skipped = |reason| FileRecord::bare(entry.size, entry.mtime_ns, FileState::Skipped(reason));
-    if entry.size > cfg.max_file_mb.saturating_mul(1 << 20) {
+    let limit = cfg.max_file_mb.saturating_mul(1 << 20);
+    if entry.size > limit {
         let why = format!(
             "{}: {:.1} MB is over the {} MB limit (raise local.max_file_mb to index it)",
             entry.abs.display(),
@@ -274,18 +276,26 @@ pub fn read_file(entry: &FileEntry, cfg: &LocalConfig) -> FileRead {
         );
         return done(skipped(SkipReason::TooLarge), Some(why));
     }
-    let bytes = match std::fs::read(&entry.abs) {
-        Ok(b) => b,
-        Err(e) => return done(skipped(SkipReason::Unreadable), Some(format!("{}: {e}", entry.abs.display()))),
+    // The raw bytes and the decoded text live only as long as it takes to
+    // make the clean text: a large file is held once at a time, not thrice.
+    let (text, reencoded) = {
+        // Only a regular file, opened without waiting (a pipe swapped in
+        // after the walk is refused), and no larger than the limit now.
+        let bytes = match crate::files::read_capped(&entry.abs, limit) {
+            Ok(b) => b,
+            Err(e) => return done(skipped(SkipReason::Unreadable), Some(e.to_string())),
+        };
+        let (text, reencoded) = match decode_text(&bytes) {
+            Ok(t) => t,
+            Err(reason) => return done(skipped(reason), None),
+        };
+        // Terminal escapes and other control characters are not text (as
+        // for web pages): never indexed, stored or shown.
+        (crate::text::sanitize(&text), reencoded)
     };
-    let (text, reencoded) = match decode_text(&bytes) {
-        Ok(t) => t,
-        Err(reason) => return done(skipped(reason), None),
-    };
-    // Terminal escapes and other control characters are not text (as for
-    // web pages): never indexed, stored or shown.
-    let text = crate::text::sanitize(&text);
-    let page = match extract(entry.kind, &text, &rel) {
+    let extracted = extract(entry.kind, &text, &rel);
+    drop(text);
+    let page = match extracted {
         Extracted::Page(p) => p,
         Extracted::Redirect { .. } => {
             return done(FileRecord::bare(entry.size, entry.mtime_ns, FileState::Redirect), None);
@@ -313,13 +323,25 @@ pub fn read_file(entry: &FileEntry, cfg: &LocalConfig) -> FileRead {
         title: page.title.clone(),
         lang: page.lang.clone(),
         words: words as u32,
-        simhash: simhash(&page.prose()),
+        simhash: prose_fingerprint(&page),
         passages: parts.len() as u32,
         links: links.into_iter().map(str::to_string).collect(),
         stub_links: stub_links.into_iter().map(str::to_string).collect(),
         reencoded,
     };
     FileRead { rel: rel.clone(), record, problem: None, content: Some(PageContent { page, passages: parts, lang }) }
+}
+
+/// `simhash(&page.prose())`, without building the prose string (as large
+/// as the page).
+fn prose_fingerprint(page: &Page) -> u64 {
+    let mut h = SimHasher::default();
+    for b in page.sections.iter().flat_map(|s| &s.blocks) {
+        if let Block::Para(t) = b {
+            h.write(t);
+        }
+    }
+    h.finish()
 }
 
 /// Reads, extracts and indexes one file; only an index failure is an error.
@@ -329,10 +351,11 @@ fn process(
     fields: Fields,
     cfg: &LocalConfig,
 ) -> Result<Extraction, CorpusError> {
-    let read = read_file(entry, cfg);
-    let Some(content) = &read.content else { return Ok((read.rel, read.record, read.problem)) };
-    let (rel, page) = (&read.rel, &content.page);
-    for p in &content.passages {
+    let FileRead { rel, record, problem, content } = read_file(entry, cfg);
+    let Some(PageContent { page, passages, lang }) = content else { return Ok((rel, record, problem)) };
+    let rel = &rel;
+    // Each passage is dropped once its document is handed to the writer.
+    for p in passages {
         let mut doc = TantivyDocument::default();
         doc.add_text(fields.kind, KIND_PASSAGE);
         doc.add_text(fields.path, rel);
@@ -343,15 +366,16 @@ fn process(
         if let Some(h) = &p.heading {
             doc.add_text(fields.heading, h);
         }
-        doc.add_text(fields.body, &p.text);
+        let words = p.text.split_whitespace().count() as u64;
+        doc.add_text(fields.body, p.text);
         if !p.links.is_empty() {
             doc.add_text(fields.links, p.links.join(" "));
         }
-        doc.add_u64(fields.words, p.text.split_whitespace().count() as u64);
-        doc.add_text(fields.lang, &content.lang);
+        doc.add_u64(fields.words, words);
+        doc.add_text(fields.lang, &lang);
         writer.add_document(doc).map_err(CorpusError::index)?;
     }
-    if let Some(doc) = definition_doc(fields, rel, page, &content.lang) {
+    if let Some(doc) = definition_doc(fields, rel, &page, &lang) {
         writer.add_document(doc).map_err(CorpusError::index)?;
     }
     let mut doc = TantivyDocument::default();
@@ -359,7 +383,8 @@ fn process(
     doc.add_text(fields.path, rel);
     doc.add_text(fields.page_title, &page.title);
     doc.add_text(fields.page_text, page.render());
+    drop(page);
     doc.add_u64(fields.mtime, entry.mtime_ns / 1_000_000_000);
     writer.add_document(doc).map_err(CorpusError::index)?;
-    Ok((read.rel, read.record, read.problem))
+    Ok((rel.clone(), record, problem))
 }

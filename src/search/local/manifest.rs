@@ -69,20 +69,32 @@ impl FileRecord {
     }
 }
 
+/// A manifest holds a few hundred bytes per file: far below this for any
+/// corpus sleuth can search.
+const MAX_MANIFEST_BYTES: u64 = 2 << 30;
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
     pub version: u32,
     pub corpus: PathBuf,
     pub files: BTreeMap<String, FileRecord>,
+    /// Every folder walked, with its modification time (ns) then: a file
+    /// added, removed or renamed in a folder changes the folder's time.
+    /// Empty in manifests written before it was kept.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub folders: BTreeMap<String, u64>,
 }
 
 impl Manifest {
     pub fn new(corpus: &Path) -> Self {
-        Self { version: INDEX_VERSION, corpus: corpus.to_path_buf(), files: BTreeMap::new() }
+        Self { version: INDEX_VERSION, corpus: corpus.to_path_buf(), files: BTreeMap::new(), folders: BTreeMap::new() }
     }
 
     pub fn load(path: &Path) -> std::io::Result<Self> {
-        let bytes = std::fs::read(path)?;
+        let bytes = crate::files::read_capped(path, MAX_MANIFEST_BYTES).map_err(|e| match e {
+            crate::files::FileError::Io { source, .. } => source,
+            other => std::io::Error::new(std::io::ErrorKind::InvalidData, other.to_string()),
+        })?;
         serde_json::from_slice(&bytes).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
     }
 
@@ -112,6 +124,10 @@ pub fn primary_language(tag: &str) -> String {
 /// file or the new one, never half of one.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path)
+    let written = std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        // A full disk: no half-written temporary stays behind.
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }

@@ -8,6 +8,7 @@ mod definitions;
 mod discover;
 mod dupes;
 pub mod extract;
+pub mod freshness;
 mod indexer;
 mod links;
 mod manifest;

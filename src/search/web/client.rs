@@ -83,14 +83,22 @@ impl WebClient {
     }
 }
 
+/// The provider's key blanked from its own errors, with the engine's one
+/// redactor (its marker, and the key's URL-encoded forms too).
 fn redact(e: ProviderError, secret: Option<&str>) -> ProviderError {
     let Some(secret) = secret.filter(|s| !s.is_empty()) else { return e };
+    let r = crate::engine::redact::Redactor::new([secret.to_string()]);
+    // A key shorter than the redactor takes as a secret is still this provider's key.
+    let clean = |t: String| match r.is_empty() {
+        true => t.replace(secret, crate::engine::redact::REDACTED),
+        false => r.redact(&t).into_owned(),
+    };
     match e {
         ProviderError::Transient { message, retry_after } => {
-            ProviderError::Transient { message: message.replace(secret, "***"), retry_after }
+            ProviderError::Transient { message: clean(message), retry_after }
         }
-        ProviderError::Permanent { message } => ProviderError::Permanent { message: message.replace(secret, "***") },
-        ProviderError::Skipped { reason } => ProviderError::Skipped { reason: reason.replace(secret, "***") },
+        ProviderError::Permanent { message } => ProviderError::Permanent { message: clean(message) },
+        ProviderError::Skipped { reason } => ProviderError::Skipped { reason: clean(reason) },
     }
 }
 
@@ -124,7 +132,9 @@ mod tests {
 
     #[test]
     fn secrets_are_blanked_from_messages() {
-        let e = redact(ProviderError::permanent("bad key tvly-123 rejected"), Some("tvly-123"));
-        assert_eq!(e.to_string(), "bad key *** rejected");
+        let e = redact(ProviderError::permanent("bad key tvly-12345678 rejected"), Some("tvly-12345678"));
+        assert_eq!(e.to_string(), "bad key [redacted] rejected");
+        let e = redact(ProviderError::permanent("GET ?k=tvly-A%2BB%3D12345 failed"), Some("tvly-A+B=12345"));
+        assert_eq!(e.to_string(), "GET ?k=[redacted] failed");
     }
 }

@@ -136,15 +136,19 @@ fn particulars(out: &mut String, state: &SessionState, summary: &SessionSummary)
 }
 
 fn status_text(summary: &SessionSummary) -> String {
-    use crate::session::summary::LoggedStatus;
-    match &summary.status {
-        LoggedStatus::InProgress => "not finished".into(),
-        LoggedStatus::WaitingOnAsk { question } => format!("waiting for an answer to: {}", cell(question)),
-        LoggedStatus::Finished => "finished".into(),
-        LoggedStatus::Unanswered => "finished: the sources found do not answer the question".into(),
-        LoggedStatus::NotSearched => "finished: no source could be searched".into(),
-        LoggedStatus::Cancelled => "cancelled (partial report)".into(),
-        LoggedStatus::Failed { error } => format!("failed: {}", cell(error)),
+    use crate::engine::status::SessionStatus as S;
+    match summary.status {
+        S::WaitingOnAsk => {
+            format!("waiting for an answer to: {}", cell(summary.waiting_on.as_deref().unwrap_or_default()))
+        }
+        S::Finished => "finished".into(),
+        S::Unanswered => "finished: the sources found do not answer the question".into(),
+        S::NotSearched => "finished: no source could be searched".into(),
+        S::Degraded => "finished, degraded: phases the model was to do fell back to built-in results".into(),
+        S::Cancelled => "cancelled (partial report)".into(),
+        S::Failed => format!("failed: {}", cell(summary.error.as_deref().unwrap_or_default())),
+        S::Forked => "forked, not yet continued".into(),
+        S::Queued | S::Running | S::Interrupted | S::Damaged => "not finished".into(),
     }
 }
 

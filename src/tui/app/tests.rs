@@ -181,7 +181,7 @@ fn engine_errors_become_a_banner_and_resuming_closes_steering() {
     };
     app.update(next(Event::Resumed { iteration: n }));
     assert!(app.overlays.is_empty());
-    app.update(next(Event::Error { phase: "search".into(), message: "provider down".into() }));
+    app.update(next(Event::Error { phase: crate::engine::model::Phase::Search, message: "provider down".into() }));
     assert_eq!(app.banner, Some(Banner::Error("error in search: provider down".into())));
     app.update(key(KeyCode::Esc));
     assert_eq!(app.banner, None);

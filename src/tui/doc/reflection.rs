@@ -219,7 +219,7 @@ fn logical(app: &App, it: &IterationRecord, width: usize) -> Vec<Line<'static>> 
     }
     for e in app.state.errors.iter().filter(|e| e.iteration == it.iteration) {
         out.push(Line::from(Span::styled(
-            format!("error in {}: {}", inline(&e.phase), inline(&e.message)),
+            format!("error in {}: {}", inline(e.phase.as_str()), inline(&e.message)),
             t.rejected,
         )));
     }

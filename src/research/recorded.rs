@@ -1,20 +1,22 @@
-//! The configuration a recorded session continues under. Every session
-//! header holds the effective configuration it started with (secret-free:
-//! only the names of key variables). Resume, fork and follow-up use it, so
-//! a session started with `--preset deep --reasoner llm` goes on that way;
-//! flags given to the command override it for that run. Only the display
-//! preferences ([tui], [log]) come from the current configuration.
+//! The configuration a recorded session continues under (resume, fork,
+//! follow-up).
 
-use crate::config::{Config, LimitOverrides, Overrides};
+use crate::config::{Config, ConfigError, LimitOverrides, Overrides};
 use crate::engine::protocol::SessionHeader;
 
-pub struct Recorded {
-    pub config: Config,
-    /// Set when the recorded configuration could not be read.
-    pub warning: Option<String>,
-}
-
-pub fn recorded_config(current: &Config, header: &SessionHeader, overrides: &Overrides) -> anyhow::Result<Recorded> {
+/// The configuration a recorded session continues under. Every session
+/// header holds the effective configuration it started with (secret-free:
+/// only the names of key variables); resume, fork and follow-up use it, so
+/// a session started with `--preset deep --reasoner llm` goes on that way,
+/// and `--set` given to the command overrides it for that run. Only the
+/// display preferences ([tui], [log]) and the serve settings come from the
+/// current configuration. The second value says why the record could not
+/// be read, when it could not.
+pub fn recorded_config(
+    current: &Config,
+    header: &SessionHeader,
+    overrides: &Overrides,
+) -> Result<(Config, Option<String>), ConfigError> {
     let (mut base, warning) = match serde_json::from_value::<Config>(header.config.clone()) {
         Ok(recorded) => (recorded, None),
         Err(e) => {
@@ -42,8 +44,9 @@ pub fn recorded_config(current: &Config, header: &SessionHeader, overrides: &Ove
     };
     base.tui = current.tui.clone();
     base.log = current.log.clone();
+    base.serve = current.serve.clone();
     let config = overrides.apply_to(&base)?;
-    Ok(Recorded { config, warning })
+    Ok((config, warning))
 }
 
 #[cfg(test)]
@@ -84,20 +87,21 @@ mod tests {
         recorded.decide.coverage_threshold = 0.4;
         let current = Config::default();
         let mut flags = Overrides::default();
-        flags.parse_set("decide.confidence_threshold=0.6").unwrap();
-        let r = recorded_config(&current, &header(recorded.snapshot()), &flags).unwrap();
-        assert_eq!(r.config.research.preset, Preset::Deep);
-        assert_eq!(r.config.decide.coverage_threshold, 0.4);
-        assert_eq!(r.config.decide.confidence_threshold, 0.6);
-        assert!(r.warning.is_none());
+        flags.parse_set("decide.confidence_threshold=0.6").expect("flag");
+        let (c, warning) = recorded_config(&current, &header(recorded.snapshot()), &flags).expect("config");
+        assert_eq!(c.research.preset, Preset::Deep);
+        assert_eq!(c.decide.coverage_threshold, 0.4);
+        assert_eq!(c.decide.confidence_threshold, 0.6);
+        assert!(warning.is_none());
     }
 
     #[test]
     fn an_unreadable_record_keeps_the_headers_limits() {
-        let r = recorded_config(&Config::default(), &header(serde_json::json!({"nope": 1})), &Overrides::default())
-            .unwrap();
-        assert!(r.warning.is_some());
-        assert_eq!(r.config.research.preset, Preset::Simple);
-        assert_eq!(r.config.limits.resolve(Preset::Simple).max_iterations, 7);
+        let (c, warning) =
+            recorded_config(&Config::default(), &header(serde_json::json!({"nope": 1})), &Overrides::default())
+                .expect("config");
+        assert!(warning.is_some());
+        assert_eq!(c.research.preset, Preset::Simple);
+        assert_eq!(c.limits.resolve(Preset::Simple).max_iterations, 7);
     }
 }

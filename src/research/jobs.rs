@@ -1,9 +1,9 @@
 //! Research jobs shared by `sleuth serve` and `sleuth mcp`: admission
 //! (at most `max_concurrent` running, `max_queued` waiting, the rest
-//! refused), one session per job built by the builder exactly as the CLI
-//! builds it (same store, so `sleuth sessions` lists it and `sleuth resume`
-//! continues it), its events kept for replay, and a shutdown that stops
-//! every session at its next checkpoint.
+//! refused), one session per job started by `Sessions` exactly as the CLI
+//! starts one (same store, so `sleuth sessions` lists it and `sleuth
+//! resume` continues it), its records kept for replay, and a shutdown
+//! that stops every session at its next checkpoint.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -14,15 +14,14 @@ use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use super::api::{JobStatus, status_of};
-pub use super::job::Job;
+use super::handle::FinishError;
+use super::job::is_over;
+pub use super::job::{Job, JobError, JobFailure};
 use super::metrics::{Metrics, SessionTotals};
-use crate::builder::{PreparedSession, Runtime};
-use crate::config::Config;
-use crate::config::ServeConfig;
-use crate::engine::protocol::{Command, Event};
-use crate::engine::state::SessionState;
-use crate::engine::{Engine, EngineHandle};
+use super::sessions::{Sessions, SessionsError};
+use crate::config::{Config, ServeConfig};
+use crate::engine::SessionStatus;
+use crate::engine::protocol::Event;
 
 /// Why a job was not admitted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,20 +30,9 @@ pub enum SubmitError {
     ShuttingDown,
 }
 
-/// Why a command to a job was refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum JobError {
-    #[error("the job is not waiting on a question (status: {0:?})")]
-    NotWaiting(JobStatus),
-    #[error("the job waits on ask `{expected}`, not `{given}`")]
-    WrongAsk { expected: String, given: String },
-    #[error("the job has ended (status: {0:?})")]
-    Ended(JobStatus),
-}
-
 /// Every job of this process.
 pub struct Jobs {
-    runtime: Arc<Runtime>,
+    sessions: Arc<Sessions>,
     slots: Arc<Semaphore>,
     concurrency: usize,
     /// Running plus queued; admission keeps it at most `capacity`.
@@ -71,10 +59,10 @@ pub(super) fn locked<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Jobs {
-    pub fn new(runtime: Runtime, serve: &ServeConfig) -> Arc<Self> {
+    pub fn new(sessions: Arc<Sessions>, serve: &ServeConfig) -> Arc<Self> {
         let concurrency = serve.concurrency();
         Arc::new(Self {
-            runtime: Arc::new(runtime),
+            sessions,
             slots: Arc::new(Semaphore::new(concurrency)),
             concurrency,
             admitted: AtomicUsize::new(0),
@@ -90,8 +78,8 @@ impl Jobs {
         })
     }
 
-    pub fn runtime(&self) -> &Runtime {
-        &self.runtime
+    pub fn sessions(&self) -> &Arc<Sessions> {
+        &self.sessions
     }
 
     pub fn running(&self) -> usize {
@@ -106,13 +94,13 @@ impl Jobs {
         *self.stopping.borrow()
     }
 
-    /// Admits a session researching `question` under `config`, or refuses
-    /// it when every slot and queue place is taken. Nothing is written for
-    /// a refused job.
+    /// Admits a session researching `question` under `config` (both
+    /// checked by `Sessions::check`), or refuses it when every slot and
+    /// queue place is taken. Nothing is written for a refused job.
     pub fn submit(
         self: &Arc<Self>,
-        config: Config,
         question: String,
+        config: Config,
         answer_first: bool,
     ) -> Result<Arc<Job>, SubmitError> {
         if self.is_stopping() {
@@ -127,7 +115,7 @@ impl Jobs {
         let id = format!("job-{}-{:04x}", self.next.fetch_add(1, Ordering::SeqCst), fastrand::u16(..));
         let job = Arc::new(Job::new(id.clone(), answer_first));
         locked(&self.jobs).insert(id, job.clone());
-        let task = tokio::spawn(drive(self.clone(), job.clone(), config, question));
+        let task = tokio::spawn(drive(self.clone(), job.clone(), question, config));
         let mut tasks = locked(&self.tasks);
         tasks.retain(|t| !t.is_finished());
         tasks.push(task);
@@ -181,7 +169,7 @@ async fn stopped(rx: &mut watch::Receiver<bool>) {
 }
 
 /// The life of one job: a slot, the session, the end.
-async fn drive(jobs: Arc<Jobs>, job: Arc<Job>, config: Config, question: String) {
+async fn drive(jobs: Arc<Jobs>, job: Arc<Job>, question: String, config: Config) {
     let mut stopping = jobs.stopping.subscribe();
     let permit = tokio::select! {
         p = jobs.slots.clone().acquire_owned() => p.ok(),
@@ -190,76 +178,70 @@ async fn drive(jobs: Arc<Jobs>, job: Arc<Job>, config: Config, question: String)
     let Some(permit) = permit else {
         jobs.release();
         job.update(|i| {
-            i.status = JobStatus::Interrupted;
-            i.error = Some("the server shut down before the job started".into());
+            i.status = SessionStatus::Interrupted;
+            i.failure = Some(JobFailure::Failed("the server shut down before the job started".into()));
         });
         jobs.ended(&job.id);
         return;
     };
-    if job.status() == JobStatus::Cancelled {
+    if job.status() == SessionStatus::Cancelled {
         jobs.release();
         jobs.ended(&job.id);
         return;
     }
     jobs.running.fetch_add(1, Ordering::SeqCst);
-    let ended = run_session(&jobs, &job, config, question, &mut stopping).await;
+    let ended = run_session(&jobs, &job, question, &config, &mut stopping).await;
     jobs.running.fetch_sub(1, Ordering::SeqCst);
     drop(permit);
     jobs.release();
     // Published last: whoever sees the end finds the slot free and the lock released.
     job.update(|i| match ended {
         Ok(status) => i.status = status,
-        Err(message) => {
-            i.status = JobStatus::Failed;
-            i.error = Some(message);
+        Err(failure) => {
+            i.status = SessionStatus::Failed;
+            i.failure = Some(failure);
         }
     });
     jobs.ended(&job.id);
 }
 
-/// Builds, runs and records one session; returns its final status.
+/// Starts, runs and records one session; returns its final status.
 async fn run_session(
     jobs: &Jobs,
     job: &Job,
-    config: Config,
     question: String,
+    config: &Config,
     stopping: &mut watch::Receiver<bool>,
-) -> Result<JobStatus, String> {
-    let retuned;
-    let runtime = if &config == jobs.runtime.config() {
-        jobs.runtime.as_ref()
-    } else {
-        let progress = |line: &str| tracing::info!("{line}");
-        retuned = jobs.runtime.retuned(config, &progress).await.map_err(|e| e.to_string())?;
-        &retuned
-    };
-    let PreparedSession { dir, settings, parts } = runtime.new_session().map_err(|e| e.to_string())?;
+) -> Result<SessionStatus, JobFailure> {
+    let handle = jobs.sessions.start_checked(question, config).await.map_err(|e| match e {
+        SessionsError::Unavailable(m) => JobFailure::Unavailable(m),
+        other => JobFailure::Failed(other.to_string()),
+    })?;
     let started = std::time::Instant::now();
-    let (engine, handle) = Engine::new(settings, parts, SessionState::default());
-    let EngineHandle { commands, mut events } = handle;
-    let _ = commands.send(Command::Start { question });
+    let session_id = handle.id.clone();
+    let abort = handle.abort_handle();
+    // The job holds the only sender: dropping it lets a waiting engine detach.
     job.update(|i| {
-        i.session_id = Some(dir.id.clone());
-        i.status = JobStatus::Running;
-        // The job holds the only sender: dropping it lets a waiting engine detach.
-        i.commands = Some(commands);
+        i.session_id = Some(session_id.clone());
+        i.status = SessionStatus::Running;
+        i.commands = Some(handle.commands.clone());
     });
-    tracing::info!(job = %job.id, session = %dir.id, "session started");
-    let task = tokio::spawn(engine.run());
-    let abort = task.abort_handle();
+    tracing::info!(job = %job.id, session = %session_id, "session started");
+    let mut handle = handle;
     let mut stop_at: Option<Instant> = None;
     let mut interrupted = false;
     loop {
         let deadline = stop_at.map(|t| t + jobs.grace);
         tokio::select! {
-            record = events.recv() => {
+            record = handle.records.recv() => {
                 let Some(record) = record else { break };
                 if matches!(record.event, Event::QueryFailed { .. }) {
                     jobs.metrics.search_failed();
                 }
-                job.record(&record);
+                let checkpoint = matches!(record.event, Event::IterationStarted { .. });
+                job.record(record);
                 // The engine syncs its log just before starting an iteration: stop there.
-                if stop_at.is_some() && matches!(record.event, Event::IterationStarted { .. }) {
+                if stop_at.is_some() && checkpoint {
                     abort.abort();
                     interrupted = true;
                     break;
@@ -277,30 +259,23 @@ async fn run_session(
             }
         }
     }
-    // The engine's log holds the session lock: it is released when the task
-    // ends, before anyone hears of the end, so `sleuth sessions` agrees.
-    let result = task.await;
+    // The engine (holding the session's lock) is awaited: the lock is
+    // released before anyone hears of the end, so `sleuth sessions` agrees.
+    let result = handle.finish().await;
     let state = locked(&job.inner).state.clone();
     let status = match result {
-        Ok(Ok(_)) if !interrupted && state.outcome.is_some() => status_of(&state),
-        Ok(Ok(_)) => JobStatus::Interrupted,
-        Err(e) if e.is_cancelled() => JobStatus::Interrupted,
-        Err(e) => return Err(format!("the session task failed: {e}")),
-        Ok(Err(e)) => return Err(e.to_string()),
-    };
-    let label = match status {
-        JobStatus::Finished => "finished",
-        JobStatus::Cancelled => "cancelled",
-        JobStatus::Failed => "failed",
-        _ => "interrupted",
+        Ok(_) if !interrupted && state.outcome.is_some() => SessionStatus::of(&state, false),
+        Ok(_) | Err(FinishError::Aborted) => SessionStatus::Interrupted,
+        Err(e) => return Err(JobFailure::Failed(e.to_string())),
     };
     jobs.metrics.session_ended(&SessionTotals {
-        status: label,
+        status: status.name(),
         seconds: started.elapsed().as_secs_f64(),
         iterations: state.iteration(),
         tokens: state.prompt_tokens + state.completion_tokens,
         cost_usd: state.cost_usd,
     });
-    tracing::info!(job = %job.id, session = ?job.session_id(), ?status, "session ended");
+    tracing::info!(job = %job.id, session = %session_id, status = status.name(), "session ended");
+    debug_assert!(is_over(status));
     Ok(status)
 }
