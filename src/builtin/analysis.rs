@@ -12,6 +12,7 @@ use crate::text::{STOPWORDS, fingerprint};
 /// Words that shape a question without naming its topic. Short and
 /// general on purpose; corpus rarity (IDF) does the rest.
 const QUESTION_FILLER: &[&str] = &[
+    "am",
     "another",
     "several",
     "many",

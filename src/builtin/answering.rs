@@ -191,15 +191,11 @@ pub fn score(
                 .clone()
                 .map(|i| focus.aspects.iter().map(|a| sentence_support(a, an, i, w).literal).collect())
                 .collect();
-            let heads: Vec<f64> = focus
-                .aspects
-                .iter()
-                .map(|a| part.heading.map_or(0.0, |h| heading_coverage(a, an, h, w)))
-                .collect();
+            let heads: Vec<f64> =
+                focus.aspects.iter().map(|a| part.heading.map_or(0.0, |h| heading_coverage(a, an, h, w))).collect();
             let heading = focus.share(&heads);
-            let best: Vec<f64> = (0..focus.aspects.len())
-                .map(|k| rows.iter().map(|r| r[k]).fold(heads[k], f64::max))
-                .collect();
+            let best: Vec<f64> =
+                (0..focus.aspects.len()).map(|k| rows.iter().map(|r| r[k]).fold(heads[k], f64::max)).collect();
             let part_share = focus.share(&best);
             if part_share <= 0.0 {
                 continue;

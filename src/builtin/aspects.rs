@@ -70,7 +70,8 @@ fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
     // A capitalised function word opening a sentence ("… explicitly. Why
     // …") is a function word, not a name.
     let mut sentence_start = true;
-    for (position, raw) in text.split_whitespace().enumerate() {
+    let all: Vec<&str> = text.split_whitespace().collect();
+    for (position, raw) in all.iter().copied().enumerate() {
         let opens_sentence = std::mem::replace(&mut sentence_start, raw.ends_with(['.', '?', '!']));
         if raw.starts_with('(') {
             out.push(brk(position, in_parens));
@@ -96,7 +97,15 @@ fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
         }
         let bare = trimmed.trim_matches('`');
         let alnum: String = bare.chars().filter(|c| c.is_alphanumeric() || *c == '_').collect();
+        // A plain verb with the asker as its object ("that gives me", "lets
+        // us") says how the asker relates to the topic, not what it is.
+        let to_asker = !raw.ends_with([',', ';', ':', '.', '?', '!'])
+            && alnum.chars().all(|c| c.is_ascii_lowercase())
+            && all
+                .get(position + 1)
+                .is_some_and(|next| ["me", "us"].contains(&next.trim_end_matches([',', '.', '?', '!'])));
         let stop = alnum.is_empty()
+            || to_asker
             || (is_stopword(&alnum) && !is_identifier(&alnum, if opens_sentence { 0 } else { position }));
         // The text's own tokenization, so that the key terms of `thread-safe`
         // are `thread` and `safe`, as in every source that says it.
@@ -304,6 +313,16 @@ mod tests {
             vec!["Rc vs Arc", "Rc", "Arc"]
         );
         assert_eq!(labels("How does the ? operator convert errors?"), vec!["? operator convert", "errors"]);
+    }
+
+    #[test]
+    fn words_about_the_asker_are_no_aspects() {
+        let when = labels("When am I allowed to water during a drought?");
+        assert!(!when.iter().any(|l| l.eq_ignore_ascii_case("am")), "{when:?}");
+        assert!(when.iter().any(|l| l.contains("drought")), "{when:?}");
+        let gives = labels("Which collection gives me the smallest item first?");
+        assert!(!gives.iter().any(|l| l.to_lowercase().contains("gives")), "{gives:?}");
+        assert!(gives.iter().any(|l| l.contains("smallest item")), "{gives:?}");
     }
 
     #[test]

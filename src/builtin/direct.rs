@@ -26,25 +26,10 @@ pub enum Piece {
     Code { source: usize, block: usize },
 }
 
-/// How the direct answer was found: the signals of its best part, for the
-/// critic (and a calibrated confidence) to weigh.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Found {
-    /// Joint share of the question the best part holds (heading and sentences).
-    pub topic: f64,
-    /// Share of the question its heading (or, for a page's opening, its title) names.
-    pub heading: f64,
-    /// Its page is the item the question names.
-    pub subject: bool,
-    /// The part's score.
-    pub score: f64,
-}
-
-/// The direct answer: its pieces in reading order, and how its best part was found.
+/// The direct answer: its pieces in reading order.
 #[derive(Debug, Clone, Default)]
 pub struct DirectAnswer {
     pub pieces: Vec<Piece>,
-    pub found: Found,
 }
 
 /// `[builtin]` settings of the direct answer.
@@ -111,12 +96,10 @@ impl Default for AnswerPartWeights {
 struct Weighed {
     source: usize,
     part: Part,
-    topic: f64,
+    /// Share of the question its heading (or, for a page's opening, its title) holds.
     heading: f64,
     subject: bool,
     score: f64,
-    /// Per asked aspect: the part's best share of it.
-    shares: Vec<f64>,
 }
 
 /// Whether the page's title names an item the question names: the title's
@@ -126,8 +109,11 @@ struct Weighed {
 pub fn names_subject(title: &str, aspects: &[&Aspect], w: &Weights) -> bool {
     let item = title.split(" - ").next().unwrap_or_default();
     let item = item.split(" in ").next().unwrap_or_default().trim();
-    let words: Vec<String> =
-        item.split(|c: char| !c.is_alphanumeric() && c != '_').filter(|x| !x.is_empty()).map(str::to_lowercase).collect();
+    let words: Vec<String> = item
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .filter(|x| !x.is_empty())
+        .map(str::to_lowercase)
+        .collect();
     if words.is_empty() || words.len() > 3 || words.iter().all(|x| x.len() < 3) {
         return false;
     }
@@ -135,7 +121,11 @@ pub fn names_subject(title: &str, aspects: &[&Aspect], w: &Weights) -> bool {
         aspects.iter().any(|a| {
             a.forms.iter().any(|(stem, surface, compound)| {
                 let same = surface == word || surface.trim_end_matches('s') == word.trim_end_matches('s');
-                let named = *compound || a.label.split_whitespace().any(|l| l.trim_matches('`').eq_ignore_ascii_case(word) && l.chars().next().is_some_and(|c| c.is_uppercase() || c == '`'));
+                let named = *compound
+                    || a.label.split_whitespace().any(|l| {
+                        l.trim_matches('`').eq_ignore_ascii_case(word)
+                            && l.chars().next().is_some_and(|c| c.is_uppercase() || c == '`')
+                    });
                 same && (named || w.of(stem) >= RARE_NAME)
             })
         })
@@ -170,7 +160,9 @@ fn weigh(sources: &[Src<'_>], focus: &Focus<'_>, w: &Weights, s: &DirectSettings
                 .aspects
                 .iter()
                 .enumerate()
-                .map(|(k, a)| part.sentences.clone().map(|i| sentence_support(a, an, i, w).literal).fold(heads[k], f64::max))
+                .map(|(k, a)| {
+                    part.sentences.clone().map(|i| sentence_support(a, an, i, w).literal).fold(heads[k], f64::max)
+                })
                 .collect();
             let topic = focus.share(&shares);
             if topic <= 0.0 {
@@ -182,7 +174,7 @@ fn weigh(sources: &[Src<'_>], focus: &Focus<'_>, w: &Weights, s: &DirectSettings
                 * (0.55 + 0.45 * rel)
                 * (1.0 + s.heading_gain * heading)
                 * (1.0 + if named { s.subject_gain } else { 0.0 });
-            out.push(Weighed { source: si, part, topic, heading, subject: named, score, shares });
+            out.push(Weighed { source: si, part, heading, subject: named, score });
         }
     }
     out.sort_by(|a, b| b.score.total_cmp(&a.score));
@@ -239,7 +231,6 @@ pub fn direct_answer(
     let focus = Focus::new(question, aspects);
     let weighed = weigh(sources, &focus, w, s);
     let Some(best) = weighed.first() else { return DirectAnswer::default() };
-    let found = Found { topic: best.topic, heading: best.heading, subject: best.subject, score: best.score };
     let top = best.score.max(1e-9);
     let mut picks: Vec<Pick> = Vec::new();
     for (pi, p) in weighed.iter().enumerate() {
@@ -249,7 +240,8 @@ pub fn direct_answer(
         let opening = p.part.sentences.clone().find(|&i| an.sentences[i].quotable);
         for i in p.part.sentences.clone().filter(|&i| an.sentences[i].quotable) {
             let text = an.sentence_text(&src.doc.text, i);
-            let literal = focus.share(&focus.aspects.iter().map(|a| sentence_support(a, an, i, w).literal).collect::<Vec<_>>());
+            let literal =
+                focus.share(&focus.aspects.iter().map(|a| sentence_support(a, an, i, w).literal).collect::<Vec<_>>());
             let cue = focus.kinds.iter().any(|&k| answers_kind(text, k));
             let opens = opening == Some(i) && !refers_back(text);
             if literal <= 0.0 && !(opens && (p.subject || p.heading >= s.weights.heading_alone)) {
@@ -333,5 +325,5 @@ pub fn direct_answer(
             }
         }
     }
-    DirectAnswer { pieces, found }
+    DirectAnswer { pieces }
 }

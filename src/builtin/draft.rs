@@ -290,7 +290,8 @@ fn render_direct(
             direct::Piece::Span { source, first, last } => {
                 let src = &sources[source];
                 let sents = &src.an.sentences;
-                let text = src.doc.text[sents[first].start..sents[last].end].split_whitespace().collect::<Vec<_>>().join(" ");
+                let text =
+                    src.doc.text[sents[first].start..sents[last].end].split_whitespace().collect::<Vec<_>>().join(" ");
                 if !out.is_empty() && !out.ends_with('\n') {
                     out.push(' ');
                 }
@@ -306,8 +307,11 @@ fn render_direct(
                 let b = &src.an.code[block];
                 // Blank lines would end the answer's block; the quote still
                 // matches the source, whitespace being normalised.
-                let code: String =
-                    src.doc.text[b.start..b.end].lines().filter(|l| !l.trim().is_empty()).collect::<Vec<_>>().join("\n");
+                let code: String = src.doc.text[b.start..b.end]
+                    .lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .collect::<Vec<_>>()
+                    .join("\n");
                 if !out.ends_with('\n') {
                     out.push('\n');
                 }

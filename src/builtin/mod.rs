@@ -34,8 +34,8 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 
-pub use bridge::{Definition, Glossary};
 pub use answering::{AnswerUnit, AnswerWeights, Signals};
+pub use bridge::{Definition, Glossary};
 pub use config::BuiltinConfig;
 pub use follow::Links;
 pub use rarity::Rarity;
@@ -167,7 +167,11 @@ impl BuiltinReasoner {
                 signals: answering::Signals { literal, ..s.signals },
                 chance: s.chance,
             };
-            out.push(unit(an.sentence_text(&sources[s.source].doc.text, s.sentence).to_string(), false, s.signals.literal));
+            out.push(unit(
+                an.sentence_text(&sources[s.source].doc.text, s.sentence).to_string(),
+                false,
+                s.signals.literal,
+            ));
             if !seen.contains(&(s.source, s.part)) {
                 seen.push((s.source, s.part));
                 let first = an.sentences.get(part.sentences.start).map_or(0, |x| x.paragraph);
@@ -176,7 +180,9 @@ impl BuiltinReasoner {
                     let held: Vec<f64> = focus
                         .aspects
                         .iter()
-                        .map(|a| aspects::coverage(a, |k| b.stems.binary_search_by(|x| x.as_str().cmp(k)).is_ok(), &weights))
+                        .map(|a| {
+                            aspects::coverage(a, |k| b.stems.binary_search_by(|x| x.as_str().cmp(k)).is_ok(), &weights)
+                        })
                         .collect();
                     out.push(unit(sources[s.source].doc.text[b.start..b.end].to_string(), true, focus.share(&held)));
                 }

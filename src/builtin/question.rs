@@ -21,9 +21,8 @@ pub enum Kind {
 /// Words opening a clause that asks for a reason.
 const WHY: &[&str] = &["why", "cause", "causes", "reason"];
 /// Auxiliaries that open a yes/no question.
-const YES_NO: &[&str] = &[
-    "can", "could", "does", "do", "is", "are", "should", "must", "will", "would", "did", "has", "have", "may",
-];
+const YES_NO: &[&str] =
+    &["can", "could", "does", "do", "is", "are", "should", "must", "will", "would", "did", "has", "have", "may"];
 
 /// The kinds of answer a question asks for, in the order its clauses ask
 /// them ("Why …, and how do I …?" asks for a reason, then a way).
@@ -40,7 +39,9 @@ pub fn kinds(question: &str) -> Vec<Kind> {
         let kind = if WHY.contains(&first) || words.iter().take(4).any(|w| WHY.contains(&w.as_str())) {
             Some(Kind::Why)
         } else if first == "how"
-            || words.windows(2).any(|p| p[0] == "how" && ["do", "can", "to", "should", "would"].contains(&p[1].as_str()))
+            || words
+                .windows(2)
+                .any(|p| p[0] == "how" && ["do", "can", "to", "should", "would"].contains(&p[1].as_str()))
         {
             Some(Kind::How)
         } else if YES_NO.contains(&first) {
@@ -65,18 +66,32 @@ pub fn kinds(question: &str) -> Vec<Kind> {
 }
 
 /// Words by which a sentence gives a reason.
-const REASON_CUES: &[&str] = &[
-    "because", "since", "therefore", "thus", "means", "reason", "so", "otherwise", "due", "hence", "result",
-];
+const REASON_CUES: &[&str] =
+    &["because", "since", "therefore", "thus", "means", "reason", "so", "otherwise", "due", "hence", "result"];
 /// Words by which a sentence says what may or may not be done.
 const CONDITION_CUES: &[&str] = &[
-    "not", "no", "never", "cannot", "can't", "only", "must", "always", "unless", "guaranteed", "guarantee",
-    "allowed", "safe", "unsafe", "undefined", "instead", "however",
+    "not",
+    "no",
+    "never",
+    "cannot",
+    "can't",
+    "only",
+    "must",
+    "always",
+    "unless",
+    "guaranteed",
+    "guarantee",
+    "allowed",
+    "safe",
+    "unsafe",
+    "undefined",
+    "instead",
+    "however",
 ];
 /// Words by which a sentence tells a way.
 const WAY_CUES: &[&str] = &[
-    "use", "using", "call", "calling", "can", "run", "set", "add", "write", "create", "pass", "instead", "via",
-    "with", "by",
+    "use", "using", "call", "calling", "can", "run", "set", "add", "write", "create", "pass", "instead", "via", "with",
+    "by",
 ];
 
 /// Whether a sentence reads as the kind of answer `kind` asks for.

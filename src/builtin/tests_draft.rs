@@ -100,7 +100,8 @@ async fn the_section_whose_heading_names_the_question_opens_the_answer_with_its_
                 The smallest value then comes out first, and peeking shows it without removing it.\n";
     let trees = "# Trees\n\nA min-heap is a tree in which each parent is at most its children. Schedulers and \
                  graph searches often keep a min-heap of pending work.\n";
-    let sources = vec![with_relevance(doc(1, "Heap", heap), 0.8), with_relevance(doc(2, "Trees", trees), 0.8)];
+    // The other page comes first and is reviewed as well.
+    let sources = vec![with_relevance(doc(2, "Trees", trees), 0.8), with_relevance(doc(1, "Heap", heap), 0.8)];
     let draft = drafted("How do I get a min-heap?", sources).await;
     let opening = first_paragraph(&draft.markdown);
     // After the label of where it stands (a one-word heading gives way to the page's title).
