@@ -14,8 +14,11 @@
 #
 # usage: bench/local-model.sh [BASE_URL] [SLEUTH_BINARY]
 # Prints, per session: wall vs the time limit, calls, tokens vs the budget,
-# repairs, which phases the model did and which fell back, confidence,
-# caveats, the report's first lines and whether its citations verified.
+# repairs, which phases the model did and which fell back, whether (and
+# when) the built-in reasoner took over, confidence, caveats, the report's
+# first lines and whether its citations verified; then the built-in
+# reasoner alone on the same question and pages, and whether the two
+# reports make the same claims.
 set -euo pipefail
 BASE=${1:-http://127.0.0.1:27440/v1}
 BIN=${2:-$(dirname "$0")/../target/debug/sleuth}
@@ -54,6 +57,48 @@ concurrency = 1
 CFG
 export SLEUTH_HOME="$HOME_DIR"
 "$BIN" index >/dev/null 2>&1 || true
+# The figures of one recorded session.
+report() {
+  python3 - "$1" "$TOKENS" <<'PY'
+import json, sys, pathlib
+d = pathlib.Path(sys.argv[1]); budget = int(sys.argv[2])
+log = d / "events.jsonl"
+ev = [json.loads(l)["event"] for l in log.read_text().splitlines() if l.strip()] if log.exists() else []
+of = lambda t: [e for e in ev if e.get("type") == t]
+usage = [e["usage"] for e in of("usage_recorded")]
+calls = sum(u.get("calls", 1) for u in usage)
+prompt = sum(u["prompt_tokens"] for u in usage); total = prompt + sum(u["completion_tokens"] for u in usage)
+answered = sorted({u["role"] for u in usage if u["completion_tokens"] > 0})
+cut = sum(1 for u in usage if u.get("estimated") and u["completion_tokens"] == 0)
+errors = of("error")
+failed = sorted({e["phase"] for e in errors})
+import re
+repairs = sum(int(m.group(1)) - 1 for e in errors for m in [re.search(r"after (\d+) attempt", e["message"])] if m)
+print(f"calls {calls} ({cut} cut by the time limit, prompt estimated), tokens {total} ({prompt} prompt) of a {budget} budget")
+print(f"repairs of malformed replies that still failed: {repairs}")
+print(f"roles that got a model reply: {', '.join(answered) or 'none'}; fell back: {', '.join(failed) or 'none'}")
+took = of("builtin_took_over")
+for t in took:
+    t = t["takeover"]
+    print(f"the built-in took over in iteration {t['iteration']} after {t['role']} ({t['cause']}): {t['error'][:120]}")
+for e in errors[:6]:
+    print(f"  error [{e['phase']}]: {e['message'][:160]}")
+s = d / "summary.json"
+if s.exists():
+    j = json.loads(s.read_text())
+    print(f"confidence {j.get('confidence')}, status {j.get('status')}, degraded {j.get('metrics', {}).get('degraded')}")
+for r in of("report_written"):
+    rep = r["report"]
+    for c in rep.get("caveats", []):
+        print("caveat:", c)
+    body = [l for l in rep["markdown"].splitlines() if l.strip()][:5]
+    print("report:", " / ".join(body)[:500])
+for v in of("verified"):
+    v = v["verification"]
+    print(f"citations: {v['claims_supported']} of {v['claims_checked']} claims verified; unknown ids {v['unknown_ids']}")
+PY
+}
+
 for q in "How does the ? operator convert one error type into another?" \
          "What is the difference between Rc and Arc?" \
          "What does Pin guarantee?"; do
@@ -74,38 +119,24 @@ for q in "How does the ? operator convert one error type into another?" \
     echo "no session was recorded:"; tail -n 4 "$HOME_DIR/stderr.txt"; continue
   fi
   session="$HOME_DIR/sessions/$new"
-  python3 - "$session" "$TOKENS" <<'PY'
+  report "$session"
+  # The built-in reasoner alone, same question, same pages.
+  before=$(ls "$HOME_DIR/sessions" | sort)
+  start=$(date +%s%N)
+  set +e
+  "$BIN" run --reasoner builtin --ask first --time-limit "$TIME_LIMIT" "$q" > /dev/null 2>&1
+  bstatus=$?
+  set -e
+  bwall=$(( ($(date +%s%N) - start) / 1000000 ))
+  builtin=$(comm -13 <(echo "$before") <(ls "$HOME_DIR/sessions" | sort) | head -1 || true)
+  echo "--- the built-in alone: exit $bstatus, wall ${bwall} ms"
+  [ -n "$builtin" ] && report "$HOME_DIR/sessions/$builtin" && python3 - "$session" "$HOME_DIR/sessions/$builtin" <<'PY'
 import json, sys, pathlib
-d = pathlib.Path(sys.argv[1]); budget = int(sys.argv[2])
-log = d / "events.jsonl"
-ev = [json.loads(l)["event"] for l in log.read_text().splitlines() if l.strip()] if log.exists() else []
-of = lambda t: [e for e in ev if e.get("type") == t]
-usage = [e["usage"] for e in of("usage_recorded")]
-calls = sum(u.get("calls", 1) for u in usage)
-prompt = sum(u["prompt_tokens"] for u in usage); total = prompt + sum(u["completion_tokens"] for u in usage)
-answered = sorted({u["role"] for u in usage if u["completion_tokens"] > 0})
-cut = sum(1 for u in usage if u.get("estimated") and u["completion_tokens"] == 0)
-errors = of("error")
-failed = sorted({e["phase"] for e in errors})
-import re
-repairs = sum(int(m.group(1)) - 1 for e in errors for m in [re.search(r"after (\d+) attempt", e["message"])] if m)
-print(f"calls {calls} ({cut} cut by the time limit, prompt estimated), tokens {total} ({prompt} prompt) of a {budget} budget")
-print(f"repairs of malformed replies that still failed: {repairs}")
-print(f"roles that got a model reply: {', '.join(answered) or 'none'}; fell back: {', '.join(failed) or 'none'}")
-for e in errors[:6]:
-    print(f"  error [{e['phase']}]: {e['message'][:160]}")
-s = d / "summary.json"
-if s.exists():
-    j = json.loads(s.read_text())
-    print(f"confidence {j.get('confidence')}, status {j.get('status')}, degraded {j.get('metrics', {}).get('degraded')}")
-for r in of("report_written"):
-    rep = r["report"]
-    for c in rep.get("caveats", []):
-        print("caveat:", c)
-    body = [l for l in rep["markdown"].splitlines() if l.strip()][:5]
-    print("report:", " / ".join(body)[:500])
-for v in of("verified"):
-    v = v["verification"]
-    print(f"citations: {v['claims_supported']} of {v['claims_checked']} claims verified; unknown ids {v['unknown_ids']}")
+def claims(d):
+    log = pathlib.Path(d) / "events.jsonl"
+    ev = [json.loads(l)["event"] for l in log.read_text().splitlines() if l.strip()]
+    return [c["text"] for e in ev if e.get("type") == "report_written" for c in e["report"]["claims"]]
+a, b = claims(sys.argv[1]), claims(sys.argv[2])
+print(f"same claims as the built-in alone: {'yes' if a == b else 'no'} ({len(a)} and {len(b)})")
 PY
 done

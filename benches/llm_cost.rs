@@ -18,15 +18,24 @@
 //! pages, and the questions' gold pages — ranked per query by tf-idf.
 //!
 //! Call structures on the same code: `default` (model-free review, the
-//! critique in the draft's reply, per-role prompt budgets), `per-role` (a
-//! review call per batch, a critique call, prompts filled to the window:
-//! the earlier structure, reproduced by configuration — it does not
-//! reproduce that structure's clarify call on every question or its
-//! claims-only call after the report, so it understates the old cost), and
-//! `settled` (the default structure, the scripted critic satisfied by the
-//! first draft: what a question settled in one iteration costs), and
-//! `no-write` (the default structure with `write_with_model = false`: the
-//! report built from the best draft without a call).
+//! critique in the draft's reply, REFINE from the draft's check, the report
+//! from the best draft: per-role prompt budgets), `settled` (the default
+//! structure, the scripted critic satisfied by the first draft: what a
+//! question settled in one iteration costs), `write` (the default with
+//! `write_with_model = true`), `before` (the previous default: a REFINE call
+//! per later round and a WRITE call) and `per-role` (a review call per batch,
+//! a critique call, prompts filled to the window: the structure before that,
+//! reproduced by configuration; it leaves out its clarify call on every
+//! question and its claims-only call, so it understates that cost).
+//!
+//! Faults, on the default structure: `cut30` and `cut30-write` (with a model
+//! writer) cut 30 % of the replies in half — the report counts junk reports
+//! (a JSON value, no citation while sources exist, sleuth's own prompt in
+//! it, empty) and what became of every cut reply (repaired: sent back in a
+//! repair turn; fallback: its phase fell back; unaccounted: neither, i.e.
+//! used as it was); `empty` answers `{}` to everything, and each session's
+//! wall is set against the built-in reasoner alone on the same question and
+//! pages (the target: at most 1.25 × the built-in's time + two round trips).
 //!
 //! `cargo bench --bench llm_cost` (or, without a release build,
 //! `cargo test --bench llm_cost`). `LLM_COST_STRUCTURES=default,settled`,
@@ -50,6 +59,7 @@ use sleuth::engine::memory::{InMemoryStore, MemorySettings, MemoryStore};
 use sleuth::engine::model::Role;
 use sleuth::engine::ports::{MemorySink, MemoryTexts};
 use sleuth::engine::protocol::{Command, Event};
+use sleuth::engine::reasoner::Reasoner;
 use sleuth::engine::settings::EngineSettings;
 use sleuth::engine::{Engine, EngineParts, SessionState};
 use sleuth::llm::endpoint::Endpoint;
@@ -59,6 +69,9 @@ use sleuth::search::web::{Searxng, WebClient, WebConfig};
 use sleuth::search::{SearchProvider, SearchRouter};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+/// The scripted model server's delay per reply: one round trip.
+const DELAY_MS: u64 = 300;
 
 /// The host the pages are served as (resolved to the loopback server).
 const DOCS_HOST: &str = "doc.rust-lang.org";
@@ -191,15 +204,71 @@ struct Figures {
     by_role: BTreeMap<String, (u32, u64)>,
 }
 
-fn config(fake: &FakeLlm, per_role: bool) -> LlmConfig {
+fn config(fake: &FakeLlm, structure: &str) -> LlmConfig {
     let mut c = LlmConfig { base_url: fake.base_url(), model: "test-model".into(), ..LlmConfig::default() };
     c.context_window = 8192;
-    if per_role {
-        c.review_with_model = true;
-        c.self_check = false;
-        c.prompt_tokens = PromptBudgets { plan: 0, review: 0, draft: 0, critique: 0, write: 0, clarify: 0 };
+    match structure {
+        "per-role" => {
+            c.review_with_model = true;
+            c.self_check = false;
+            c.prompt_tokens = PromptBudgets { plan: 0, review: 0, draft: 0, critique: 0, write: 0, clarify: 0 };
+            c.refine_with_model = true;
+            c.write_with_model = true;
+        }
+        "before" => {
+            c.refine_with_model = true;
+            c.write_with_model = true;
+        }
+        "write" | "cut30-write" => c.write_with_model = true,
+        _ => {}
     }
     c
+}
+
+/// What the fault runs count.
+#[derive(Default, Clone)]
+struct Faults {
+    junk: u32,
+    junk_examples: Vec<String>,
+    truncated: u32,
+    repaired: u32,
+    fell_back: u32,
+    unaccounted: u32,
+    /// (LLM session wall, built-in alone wall), seconds, per question.
+    walls: Vec<(f64, f64)>,
+    model_calls: Vec<u32>,
+    built_in_reports: u32,
+}
+
+/// Why a report is junk, if it is: a JSON value instead of prose, no
+/// citation while the session kept sources, sleuth's own instructions in
+/// it, or nothing at all.
+fn junk(state: &SessionState) -> Option<String> {
+    let report = state.report.as_ref()?;
+    let after_title = report.markdown.split_once('\n').map_or("", |(_, b)| b);
+    let body = after_title.split("\n## Caveats").next().unwrap_or("").trim();
+    if body.is_empty() {
+        return Some("empty".into());
+    }
+    if (body.starts_with('[') || body.starts_with('{')) && serde_json::from_str::<serde_json::Value>(body).is_ok() {
+        return Some(format!("JSON: {}", body.chars().take(80).collect::<String>()));
+    }
+    // A report that says the sources do not answer may cite nothing; one
+    // given as the answer may not, once sources were kept.
+    let kept = state.sources.iter().any(|s| s.kept());
+    let cites = !sleuth::engine::citations::citation_markers(body).is_empty();
+    if kept && !cites && report.answer == sleuth::engine::model::AnswerStatus::Answered {
+        return Some(format!("cites nothing: {}", body.chars().take(80).collect::<String>()));
+    }
+    let prompts = Prompts::builtin();
+    let mut instructions = vec![sleuth::llm::render::DATA_RULE.to_string()];
+    instructions.extend(Role::ALL.iter().map(|r| prompts.render(*r, &[("max_queries", "5".into())])));
+    for text in &instructions {
+        if let Some(s) = sleuth::llm::echo::echoed_sentence(body, text) {
+            return Some(format!("echoes the prompt: {s}"));
+        }
+    }
+    None
 }
 
 async fn answer(
@@ -209,17 +278,24 @@ async fn answer(
     preset: Preset,
     structure: &str,
     into: &mut Figures,
-) {
+) -> (f64, SessionState, FakeLlm, Vec<sleuth::engine::protocol::EventRecord>) {
     let fake = FakeLlm::start().await;
-    fake.state.delay_ms.store(300, Ordering::SeqCst);
+    fake.state.delay_ms.store(DELAY_MS, Ordering::SeqCst);
     fake.state.queries_from_question.store(true, Ordering::SeqCst);
     // The first draft leaves a gap the second fills; "settled": the first
     // draft already covers everything.
     fake.state.full_coverage_from.store(if structure == "settled" { 1 } else { 2 }, Ordering::SeqCst);
-    let mut c = config(&fake, structure == "per-role");
-    c.write_with_model = structure != "no-write";
+    if structure.starts_with("cut30") {
+        fake.state.truncate_percent.store(30, Ordering::SeqCst);
+    }
+    fake.state.empty_objects.store(structure == "empty", Ordering::SeqCst);
+    let c = config(&fake, structure);
     let e = Endpoint::with_env(&c.resolved_endpoints()[0], &c, |_| None).unwrap();
-    let reasoner = Arc::new(LlmReasoner::with_endpoints(c, Prompts::builtin(), vec![e]).unwrap());
+    let reasoner: Arc<dyn Reasoner> = if structure == "built-in" {
+        Arc::new(sleuth::builtin::BuiltinReasoner::new(Default::default(), None, 0.0))
+    } else {
+        Arc::new(LlmReasoner::with_endpoints(c, Prompts::builtin(), vec![e]).unwrap())
+    };
     let mut settings = EngineSettings::with_limits("bench", preset.limits());
     settings.limits.time_limit_secs = 0;
     settings.limits.cost_budget_usd = 0.0;
@@ -235,7 +311,8 @@ async fn answer(
     let (engine, handle) = Engine::new(settings, parts, SessionState::default());
     handle.commands.send(Command::Start { question: question.into() }).unwrap();
     let state: SessionState = engine.run().await.unwrap();
-    into.wall_ms += started.elapsed().as_millis();
+    let wall = started.elapsed();
+    into.wall_ms += wall.as_millis();
     into.answers += 1;
     let mut calls = 0;
     let mut review_iterations = std::collections::BTreeSet::new();
@@ -303,12 +380,55 @@ async fn answer(
     into.confidence += based_on.and_then(|it| it.evaluation.as_ref()).map_or(0.0, |e| e.confidence);
     let found = gold.iter().filter(|g| cited.iter().any(|c| c.ends_with(&format!("/{g}")))).count();
     into.recall += found as f64 / gold.len().max(1) as f64;
+    // The server goes back to the caller, to be dropped outside the runtime:
+    // wiremock's drop blocks on a lock, and inside `block_on` it can spin
+    // forever.
+    (wall.as_secs_f64(), state, fake, sink.records())
+}
+
+/// What became of each reply the server cut: sent back in a repair turn,
+/// or its phase fell back (an error event of that role), or neither.
+fn account_cuts(fake: &llm_support::FakeState, records: &[sleuth::engine::protocol::EventRecord], f: &mut Faults) {
+    let requests = fake.requests.lock().unwrap();
+    let sent_back: Vec<String> = requests
+        .iter()
+        .flat_map(|r| r["messages"].as_array().cloned().unwrap_or_default())
+        .filter(|m| m["role"] == "assistant")
+        .filter_map(|m| m["content"].as_str().map(str::to_string))
+        .collect();
+    let mut errors: Vec<String> = records
+        .iter()
+        .filter_map(|r| match &r.event {
+            Event::Error { phase, .. } => Some(phase.to_string()),
+            _ => None,
+        })
+        .collect();
+    for (role, text) in fake.truncated_replies.lock().unwrap().iter() {
+        f.truncated += 1;
+        let head: String = text.chars().take(200).collect();
+        if sent_back.iter().any(|m| m.starts_with(&head)) {
+            f.repaired += 1;
+        } else if let Some(i) = errors.iter().position(|p| p == role) {
+            errors.remove(i);
+            f.fell_back += 1;
+        } else {
+            f.unaccounted += 1;
+        }
+    }
 }
 
 fn main() {
-    let eval = std::env::var("SLEUTH_EVAL_DEV").unwrap_or_else(|_| "/work/shared/eval/rust-docs-dev.jsonl".into());
+    // The dev set sits in `shared/eval/` next to the checkout (or two levels
+    // up, from a worktree); `SLEUTH_EVAL_DEV` names another file.
+    let eval = std::env::var("SLEUTH_EVAL_DEV").unwrap_or_else(|_| {
+        ["../shared/eval/rust-docs-dev.jsonl", "../../shared/eval/rust-docs-dev.jsonl"]
+            .into_iter()
+            .find(|p| std::path::Path::new(p).is_file())
+            .unwrap_or("../shared/eval/rust-docs-dev.jsonl")
+            .to_string()
+    });
     let Ok(text) = std::fs::read_to_string(&eval) else {
-        println!("llm_cost: {eval} not found; set SLEUTH_EVAL_DEV");
+        println!("llm_cost: {eval} not found (relative to the repository); set SLEUTH_EVAL_DEV to the dev set's path");
         return;
     };
     let sysroot = std::process::Command::new("rustc").args(["--print", "sysroot"]).output().unwrap();
@@ -369,12 +489,14 @@ fn main() {
         questions.len()
     );
     println!(
-        "\n{:<9} {:<9} {:>6} {:>8} {:>9} {:>10} {:>8} {:>7} {:>6} {:>6}  per role (calls / prompt tokens per answer)",
+        "\n{:<11} {:<9} {:>6} {:>8} {:>9} {:>10} {:>8} {:>7} {:>6} {:>6}  per role (calls / prompt tokens per answer)",
         "structure", "preset", "iters", "calls", "critical", "prompt tok", "wall s", "recall", "conf", "1-it"
     );
     // `LLM_COST_STRUCTURES=default,settled` runs only those.
-    let wanted = std::env::var("LLM_COST_STRUCTURES").unwrap_or_else(|_| "per-role,default,settled,no-write".into());
-    for structure in ["per-role", "default", "settled", "no-write"] {
+    const ALL: [&str; 8] = ["per-role", "before", "default", "settled", "write", "cut30", "cut30-write", "empty"];
+    let wanted = std::env::var("LLM_COST_STRUCTURES").unwrap_or_else(|_| ALL.join(","));
+    let mut faults: Vec<(String, Faults)> = Vec::new();
+    for structure in ALL {
         if !wanted.split(',').any(|w| w.trim() == structure) {
             continue;
         }
@@ -384,11 +506,29 @@ fn main() {
                 continue;
             }
             let mut f = Figures::default();
+            let mut fault = Faults::default();
             // `LLM_COST_QUESTIONS=3` runs the first three questions only (tracing).
             let n_questions =
                 std::env::var("LLM_COST_QUESTIONS").ok().and_then(|n| n.parse().ok()).unwrap_or(usize::MAX);
             for (q, gold) in questions.iter().take(n_questions) {
-                rt.block_on(answer(q, gold, provider.clone(), preset, structure, &mut f));
+                let (wall, state, fake, records) =
+                    rt.block_on(answer(q, gold, provider.clone(), preset, structure, &mut f));
+                if let Some(why) = junk(&state) {
+                    fault.junk += 1;
+                    fault.junk_examples.push(why);
+                }
+                account_cuts(&fake.state, &records, &mut fault);
+                if structure == "empty" {
+                    let mut alone = Figures::default();
+                    let (built_in, theirs, unused, _) =
+                        rt.block_on(answer(q, gold, provider.clone(), preset, "built-in", &mut alone));
+                    drop(unused);
+                    fault.walls.push((wall, built_in));
+                    fault.model_calls.push(fake.state.requests.lock().unwrap().len() as u32);
+                    let same = state.report.as_ref().map(|r| &r.claims) == theirs.report.as_ref().map(|r| &r.claims);
+                    fault.built_in_reports += u32::from(same && state.takeover.is_some());
+                }
+                drop(fake);
             }
             let n = f64::from(f.answers.max(1));
             let roles: Vec<String> = f
@@ -402,7 +542,7 @@ fn main() {
                 format!("{}", f.one_iteration_calls.iter().max().unwrap_or(&0))
             };
             println!(
-                "{:<9} {:<9} {:>6.1} {:>8.1} {:>9.1} {:>10.0} {:>8.2} {:>7.2} {:>6.3} {:>6}  {}",
+                "{:<11} {:<9} {:>6.1} {:>8.1} {:>9.1} {:>10.0} {:>8.2} {:>7.2} {:>6.3} {:>6}  {}",
                 structure,
                 preset.as_str(),
                 f64::from(f.iterations) / n,
@@ -414,6 +554,41 @@ fn main() {
                 f.confidence / n,
                 one,
                 roles.join(", ")
+            );
+            faults.push((format!("{structure} {}", preset.as_str()), fault));
+        }
+    }
+    println!();
+    for (run, f) in &faults {
+        if f.truncated > 0 || f.junk > 0 {
+            println!(
+                "{run}: junk reports {}; cut replies {}: repaired {}, fell back {}, unaccounted {}{}",
+                f.junk,
+                f.truncated,
+                f.repaired,
+                f.fell_back,
+                f.unaccounted,
+                if f.junk_examples.is_empty() { String::new() } else { format!(" ({})", f.junk_examples.join(" | ")) }
+            );
+        }
+        if !f.walls.is_empty() {
+            let round_trips = 2.0 * DELAY_MS as f64 / 1000.0;
+            let over: Vec<f64> = f.walls.iter().map(|(llm, alone)| llm - (1.25 * alone + round_trips)).collect();
+            let mut ratios: Vec<f64> = f.walls.iter().map(|(llm, alone)| llm / alone.max(1e-3)).collect();
+            ratios.sort_by(f64::total_cmp);
+            let within = over.iter().filter(|o| **o <= 0.0).count();
+            let llm: f64 = f.walls.iter().map(|w| w.0).sum::<f64>() / f.walls.len() as f64;
+            let alone: f64 = f.walls.iter().map(|w| w.1).sum::<f64>() / f.walls.len() as f64;
+            println!(
+                "{run}: `{{}}` server: {within} of {} sessions within 1.25 × the built-in's time + 2 round trips \
+                 (mean {llm:.2} s against {alone:.2} s; median ratio {:.2}; worst margin {:+.2} s); model calls per \
+                 session max {}; the built-in's report in {} of {}",
+                f.walls.len(),
+                ratios[ratios.len() / 2],
+                over.iter().copied().fold(f64::MIN, f64::max),
+                f.model_calls.iter().max().unwrap_or(&0),
+                f.built_in_reports,
+                f.walls.len()
             );
         }
     }

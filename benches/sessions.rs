@@ -57,6 +57,7 @@ impl SearchProvider for SpreadProvider {
                     published: Some("2025-01-15".into()),
                     site: None,
                     tier: Some(1),
+                    scholarly: None,
                 }
             })
             .collect())

@@ -19,3 +19,4 @@ pub mod session;
 pub mod text;
 pub mod tls;
 pub mod tui;
+pub mod verify;

@@ -66,9 +66,57 @@ where
     (result, attempts.load(Ordering::Relaxed))
 }
 
+thread_local! {
+    /// Set while `contain` runs a closure on this thread.
+    static CONTAINED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the panic under way happens inside `contain` (a panic hook
+/// returns at once then: the panic is an error value, not a crash).
+pub fn panic_contained() -> bool {
+    CONTAINED.with(std::cell::Cell::get)
+}
+
+/// Runs `f`, turning a panic into an error: for third-party parsers of
+/// untrusted input (a malformed PDF) that may panic where they should have
+/// returned an error. The panic is logged, not printed, and no panic hook
+/// (the TUI's restores the terminal and exits) treats it as a crash.
+pub fn contain<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    static QUIET: std::sync::Once = std::sync::Once::new();
+    QUIET.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if panic_contained() {
+                tracing::debug!(panic = %info, "contained panic");
+                return;
+            }
+            previous(info);
+        }));
+    });
+    let was = CONTAINED.with(|c| c.replace(true));
+    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    CONTAINED.with(|c| c.set(was));
+    out.map_err(|payload| {
+        payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_string())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_contained_panic_is_an_error_and_the_flag_is_reset() {
+        #[allow(clippy::panic)]
+        let r: Result<u8, String> = contain(|| panic!("bad xref"));
+        assert_eq!(r, Err("bad xref".to_string()));
+        assert!(!panic_contained());
+        assert_eq!(contain(|| 7), Ok(7));
+    }
 
     /// An error of the shape adapters have: transient or not, maybe a wait.
     #[derive(Debug, PartialEq)]

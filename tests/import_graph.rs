@@ -25,6 +25,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("search", 2),
     ("session", 2),
     ("config", 3),
+    ("verify", 3),
     ("builder", 4),
     ("research", 5),
     ("cli", 6),

@@ -40,6 +40,8 @@ fn config(fake: &FakeLlm) -> LlmConfig {
     // Every role on the model, each in its own call: the faults of each are
     // tested here (tests/llm_cost.rs tests the default, cheaper structure).
     c.review_with_model = true;
+    c.refine_with_model = true;
+    c.write_with_model = true;
     c.self_check = false;
     c.prompt_tokens = sleuth::llm::PromptBudgets { plan: 0, review: 0, draft: 0, critique: 0, write: 0, clarify: 0 };
     c
@@ -346,9 +348,12 @@ async fn write_streams_the_report_piece_by_piece() {
 }
 
 #[tokio::test]
-async fn missing_report_claims_cost_no_claims_only_call() {
+async fn report_claims_that_do_not_parse_cost_no_claims_only_call() {
     let fake = FakeLlm::start().await;
-    fake.queue("write", Behaviour::Content("Widgets connect to gadgets by a bolt [1].".into()));
+    fake.queue(
+        "write",
+        Behaviour::Content("Widgets connect to gadgets by a bolt [1].\n===CLAIMS===\n{\"claims\": \"none\"}".into()),
+    );
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
     let docs = vec![source(1, "Widgets connect to gadgets by a bolt. The bolt is steel.")];
     let out = reasoner(&config(&fake)).write(write_ctx(docs), tx).await.unwrap();
@@ -358,6 +363,23 @@ async fn missing_report_claims_cost_no_claims_only_call() {
     assert_eq!(out.value.claims.len(), 1);
     assert_eq!(out.value.claims[0].citations[0].source, SourceId(1));
     assert_eq!(out.usage.iter().map(|u| u.calls).sum::<u32>(), 1);
+}
+
+#[tokio::test]
+async fn a_report_cut_off_before_its_claims_line_is_refused() {
+    let fake = FakeLlm::start().await;
+    fake.queue("write", Behaviour::Content("Widgets connect to gadgets by a bolt [1]. The bolt is ma".into()));
+    fake.queue(
+        "write",
+        Behaviour::Content("Widgets connect to gadgets by a bolt [1].\n===CLAIMS===\n{\"claims\": [{\"te".into()),
+    );
+    let docs = vec![source(1, "Widgets connect to gadgets by a bolt. The bolt is steel.")];
+    for cut in ["ended without", "claims were cut off"] {
+        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+        let err = reasoner(&config(&fake)).write(write_ctx(docs.clone()), tx).await.unwrap_err();
+        assert!(err.to_string().contains(cut), "{err}");
+    }
+    assert_eq!(fake.requests_of("write").len(), 2, "no second call for either");
 }
 
 #[tokio::test]

@@ -230,7 +230,7 @@ async fn doctor_reports_models_schema_support_and_round_trip() {
     assert_eq!(bad.status.code(), Some(1), "{table}");
     assert!(table.contains("model missing-model (review)") && table.contains("not among the models listed"), "{table}");
     assert!(table.contains("rejected") && table.contains("structured_output"), "{table}");
-    assert!(table.contains("1 required check(s) failed"), "{table}");
+    assert!(table.contains("1 required check failed"), "{table}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -314,6 +314,41 @@ async fn a_run_whose_phases_fell_back_exits_with_the_degraded_status() {
     );
     let ok = sleuth(home.path(), &["run", "--reasoner", "llm", "How do widgets connect to gadgets?"]).await;
     assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stderr));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_report_that_is_a_json_array_is_refused_and_the_run_exits_degraded() {
+    let fake = FakeLlm::start().await;
+    fake.state.full_coverage_from.store(1, Ordering::SeqCst);
+    // A confused model answers WRITE with its search queries.
+    // One query even cites, and the claim verifies: only its shape gives it away.
+    let claims = r#"{"claims": [{"text": "Widgets connect to gadgets by bolt number 0", "aspect": null, "citations": [{"source": 1, "quote": "Widgets connect to gadgets by bolt number 0"}]}]}"#;
+    fake.queue(
+        "write",
+        Behaviour::Content(format!("[\"widgets gadgets [1]\", \"widget bolt manual\"]\n===CLAIMS===\n{claims}")),
+    );
+    let home = tempfile::tempdir().unwrap();
+    let corpus_dir = home.path().join("corpus");
+    std::fs::create_dir_all(&corpus_dir).unwrap();
+    let text: String =
+        (0..12).map(|i| format!("Widgets connect to gadgets by bolt number {i}, the manual says. ")).collect();
+    std::fs::write(corpus_dir.join("widgets.md"), format!("# Widgets\n\n{text}\n")).unwrap();
+    write_config(
+        home.path(),
+        &format!(
+            "[research]\npreset = \"simple\"\n[local]\ncorpus = {:?}\n[llm]\nbase_url = \"{}\"\nmodel = \"test-model\"\nwrite_with_model = true\n",
+            corpus_dir.display().to_string(),
+            fake.base_url()
+        ),
+    );
+    let run = sleuth(home.path(), &["run", "--reasoner", "llm", "How do widgets connect to gadgets?"]).await;
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(fake.count("write"), 1, "{err}");
+    assert_eq!(run.status.code(), Some(6), "{err}");
+    let report = String::from_utf8_lossy(&run.stdout);
+    assert!(!report.contains("widget bolt manual"), "the array is not the report: {report}");
+    assert!(report.contains("[1]"), "the built-in writer's report cites: {report}");
+    assert!(report.contains("the model could not do: write"), "{report}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -107,7 +107,7 @@ fn roles(fake: &FakeLlm) -> Vec<String> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_iteration_costs_a_plan_and_a_draft_call_in_every_preset() {
+async fn the_first_iteration_costs_a_plan_and_a_draft_and_every_later_one_its_draft_in_every_preset() {
     for preset in [Preset::Simple, Preset::Standard, Preset::Deep] {
         let fake = FakeLlm::start().await;
         // The first draft leaves a gap; the second is complete.
@@ -118,50 +118,59 @@ async fn an_iteration_costs_a_plan_and_a_draft_call_in_every_preset() {
         assert!(iterations >= 2, "{preset:?}: the gap was followed up");
         let seen = roles(&fake);
         let count = |role: &str| seen.iter().filter(|r| *r == role).count();
-        // Two sequential calls per iteration (PLAN or REFINE, then DRAFT with
-        // its self-check), one WRITE; review is model-free, no critique call,
-        // no clarify call on an unambiguous question, no claims-only call.
-        assert_eq!(count("plan"), iterations, "{preset:?}: {seen:?}");
+        // One PLAN; then a DRAFT (with its self-check) per iteration. REFINE
+        // takes the check's gaps as its queries, the report is the best
+        // draft: no refine, review, critique, clarify, write or claims call.
+        assert_eq!(count("plan"), 1, "{preset:?}: {seen:?}");
         assert_eq!(count("draft"), iterations, "{preset:?}: {seen:?}");
-        assert_eq!(count("write"), 1, "{preset:?}: {seen:?}");
-        assert_eq!(seen.len(), 2 * iterations + 1, "{preset:?}: {seen:?}");
+        assert_eq!(seen.len(), iterations + 1, "{preset:?}: {seen:?}");
         assert!(state.asks.is_empty());
         assert!(state.errors.is_empty(), "{preset:?}: {:?}", state.errors);
+        // The second round searched the gap the first draft's check named.
+        let refined = state.iterations[0].refinement.as_ref().expect("a refinement");
+        assert!(
+            refined.queries.iter().any(|q| q.aspect.as_deref() == Some("gadgets") && q.text.contains("gadgets")),
+            "{preset:?}: {:?}",
+            refined.queries
+        );
         // The critique came from the draft's own check.
         assert!(state.iterations.iter().all(|it| it.critique.as_ref().is_some_and(|c| c.answer_relevance.is_some())));
         let v = state.verification.as_ref().unwrap();
         assert!(v.claims_checked > 0 && v.claims_supported == v.claims_checked, "{v:?}");
+        assert!(!state.reasoning_degraded(), "{preset:?}: {:?}", state.degraded);
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_question_settled_in_one_iteration_costs_three_calls() {
+async fn a_question_settled_in_one_iteration_costs_two_calls_and_is_not_degraded() {
     let fake = FakeLlm::start().await;
     fake.state.full_coverage_from.store(1, Ordering::SeqCst);
     let (state, records) = session(reasoner(&config(&fake)), preset_settings(Preset::Standard), corpus(12)).await;
     assert_eq!(state.iterations.len(), 1);
-    assert_eq!(roles(&fake), ["plan", "draft", "write"]);
-    let calls = recorded_calls(&records);
-    assert_eq!(calls, 3, "every call is recorded once");
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn without_a_model_writer_a_settled_question_costs_two_calls_and_is_not_degraded() {
-    let fake = FakeLlm::start().await;
-    fake.state.full_coverage_from.store(1, Ordering::SeqCst);
-    let mut c = config(&fake);
-    c.write_with_model = false;
-    let (state, records) = session(reasoner(&c), preset_settings(Preset::Standard), corpus(12)).await;
-    assert_eq!(state.iterations.len(), 1);
     assert_eq!(roles(&fake), ["plan", "draft"], "no write call");
     let calls = recorded_calls(&records);
-    assert_eq!(calls, 2);
+    assert_eq!(calls, 2, "every call is recorded once");
     let report = state.report.as_ref().unwrap();
     let v = state.verification.as_ref().unwrap();
     assert!(v.claims_checked > 0 && v.claims_supported == v.claims_checked, "{v:?}");
+    assert!(report.markdown.contains("Answer 1."), "the report is the draft: {}", report.markdown);
     // A report built without a call by choice is not a phase that fell back.
     assert!(state.errors.is_empty() && !state.reasoning_degraded(), "{:?} {:?}", state.errors, state.degraded);
     assert!(!report.caveats.iter().any(|c| c.contains("could not do")), "{:?}", report.caveats);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_a_model_writer_a_settled_question_costs_three_calls() {
+    let fake = FakeLlm::start().await;
+    fake.state.full_coverage_from.store(1, Ordering::SeqCst);
+    let mut c = config(&fake);
+    c.write_with_model = true;
+    let (state, records) = session(reasoner(&c), preset_settings(Preset::Standard), corpus(12)).await;
+    assert_eq!(state.iterations.len(), 1);
+    assert_eq!(roles(&fake), ["plan", "draft", "write"]);
+    assert_eq!(recorded_calls(&records), 3);
+    assert!(state.report.as_ref().unwrap().markdown.contains("The report, written from the sources."));
+    assert!(state.errors.is_empty(), "{:?}", state.errors);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -245,7 +254,11 @@ async fn prompts_stay_within_their_budgets_on_a_large_source_set() {
             doc(&format!("https://docs.example.org/long{i}"), &text)
         })
         .collect();
-    let c = config(&fake);
+    let mut c = config(&fake);
+    // Every role that has a budget makes its call, and the planner's
+    // queries keep finding new pages.
+    c.refine_with_model = true;
+    c.write_with_model = true;
     let budgets = c.prompt_tokens;
     let mut s = preset_settings(Preset::Standard);
     s.limits.max_iterations = 3;
@@ -278,7 +291,9 @@ async fn a_report_that_echoes_the_prompt_is_replaced_and_the_session_says_so() {
             "<<SYS>> # WRITE You are the writer of a research agent. <source id=\"1\">Fact number 1</source>".into(),
         ),
     );
-    let (state, _) = session(reasoner(&config(&fake)), preset_settings(Preset::Simple), corpus(8)).await;
+    let mut c = config(&fake);
+    c.write_with_model = true;
+    let (state, _) = session(reasoner(&c), preset_settings(Preset::Simple), corpus(8)).await;
     let report = state.report.as_ref().unwrap();
     assert!(!report.markdown.contains("<<SYS>>") && !report.markdown.contains("<source"), "{}", report.markdown);
     assert!(report.markdown.contains("[1]") || report.markdown.contains("Fact number"), "{}", report.markdown);
@@ -329,7 +344,9 @@ async fn a_slow_server_cannot_stretch_the_time_limit_and_the_report_is_written()
     sleuth::llm::usage::count_tokens("warm up");
     let fake = FakeLlm::start().await;
     fake.state.full_coverage_from.store(99, Ordering::SeqCst);
-    fake.state.delay_ms.store(1500, Ordering::SeqCst);
+    // The plan takes half the limit: the first draft cannot finish before
+    // research's share of it (3.4 s) ends.
+    fake.state.delay_ms.store(2000, Ordering::SeqCst);
     let mut s = preset_settings(Preset::Standard);
     s.limits.time_limit_secs = 4;
     let started = Instant::now();
@@ -465,7 +482,7 @@ async fn a_round_with_no_new_source_and_no_better_draft_ends_the_loop() {
     settings.decide.confidence_threshold = 0.99;
     // Four pages: the first round's searches find them all.
     let (state, _) = session(reasoner(&config(&fake)), settings, corpus(4)).await;
-    assert_eq!(roles(&fake), ["plan", "draft", "plan", "draft", "write"], "two rounds, then the report");
+    assert_eq!(roles(&fake), ["plan", "draft", "draft"], "two rounds, then the report");
     assert_eq!(state.iterations.len(), 2);
     assert!(state.iterations[1].new_sources.is_empty(), "the second round found nothing new");
     let d = state.iterations[1].decision.as_ref().unwrap();

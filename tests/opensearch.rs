@@ -212,6 +212,7 @@ async fn a_fetch_reads_the_page_document_or_else_joins_the_pages_passages() {
         published: None,
         site: None,
         tier: None,
+        scholarly: None,
     };
     let doc = provider.fetch(&hit("guide/cables.md")).await.unwrap();
     assert_eq!(doc.title.as_deref(), Some("Cables"));

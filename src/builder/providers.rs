@@ -10,6 +10,7 @@ use crate::search::SearchProvider;
 use crate::search::local::{self, LocalConfig, LocalCorpus};
 use crate::search::opensearch::OpenSearchConfig;
 use crate::search::registry::{self, BuildContext, BuildError};
+use crate::search::scholarly::ScholarlyConfig;
 use crate::search::web::WebConfig;
 
 /// Provider chains as built: one list of providers per chain.
@@ -21,6 +22,7 @@ pub struct Providers {
     local: LocalConfig,
     web: WebConfig,
     opensearch: OpenSearchConfig,
+    scholarly: ScholarlyConfig,
     index_root: std::path::PathBuf,
     corpus: OnceLock<Result<Arc<LocalCorpus>, String>>,
 }
@@ -32,6 +34,7 @@ impl Providers {
             local: config.local.clone(),
             web: config.web.clone(),
             opensearch: config.opensearch.clone(),
+            scholarly: config.scholarly(),
             corpus: OnceLock::new(),
         }
     }
@@ -73,6 +76,13 @@ impl Providers {
         corpus: &'a (dyn Fn() -> Result<Arc<LocalCorpus>, String> + Sync),
         progress: &'a (dyn Fn(&str) + Send + Sync),
     ) -> BuildContext<'a> {
-        BuildContext { local: &self.local, web: &self.web, opensearch: &self.opensearch, corpus, progress }
+        BuildContext {
+            local: &self.local,
+            web: &self.web,
+            opensearch: &self.opensearch,
+            scholarly: &self.scholarly,
+            corpus,
+            progress,
+        }
     }
 }

@@ -3,9 +3,11 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 pub use super::session_args::{ExportArgs, ForkArgs, MemoryArgs, ResumeArgs, SessionsArgs, StatsArgs};
+pub use super::verify_args::{DiffArgs, RecheckArgs, VerifyArgs};
 use crate::config::{AskPolicy, Preset, ReasonerKind, ServeConfig};
 use crate::engine::tiers::SourceMode;
 use crate::research::{RequestError, ResearchRequest};
+use crate::search::SourceSet;
 
 /// A terminal research agent: plans searches, reads sources, drafts,
 /// critiques and scores, then decides to continue, output or ask.
@@ -103,6 +105,13 @@ pub enum Commands {
     Serve(ServeArgs),
     /// An MCP server on stdin/stdout for coding agents and chat tools.
     Mcp,
+    /// Check a report's citations against its sources: any Markdown report
+    /// citing numbered sources or links, or an evidence bundle (offline).
+    Verify(VerifyArgs),
+    /// Fetch a session's cited sources again now: does each claim still stand?
+    Recheck(RecheckArgs),
+    /// What changed between two sessions, claim by claim.
+    Diff(DiffArgs),
 }
 
 impl Commands {
@@ -120,6 +129,9 @@ impl Commands {
             Commands::Index(_) => "index",
             Commands::Serve(_) => "serve",
             Commands::Mcp => "mcp",
+            Commands::Verify(_) => "verify",
+            Commands::Recheck(_) => "recheck",
+            Commands::Diff(_) => "diff",
         }
     }
 }
@@ -176,9 +188,10 @@ impl ServeArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct DoctorArgs {
-    /// The test query sent to each search provider.
-    #[arg(long, default_value = "rust ownership")]
-    pub query: String,
+    /// The test query sent to each search provider (default: a title from
+    /// the local corpus for it, "boiling point of water" for the others).
+    #[arg(long)]
+    pub query: Option<String>,
     /// Check only the LLM endpoints.
     #[arg(long)]
     pub skip_search: bool,
@@ -239,6 +252,11 @@ pub struct ChoiceArgs {
     /// Source mode: strict, discovery or monitor.
     #[arg(long, value_parser = parse_source_mode)]
     pub mode: Option<SourceMode>,
+    /// Where to look: local (the corpus, offline), web (configured web
+    /// providers + Wikipedia), academic (arXiv, OpenAlex, Semantic Scholar,
+    /// Europe PMC) or all (search.sources; default: search.chains).
+    #[arg(long, value_enum, value_name = "WHERE")]
+    pub sources: Option<SourceSet>,
 }
 
 /// Flags that shape a research session: the choices, and step mode.
@@ -264,6 +282,7 @@ impl ChoiceArgs {
             token_budget: self.token_budget,
             reasoner: self.reasoner,
             source_mode: self.mode,
+            sources: self.sources,
             ..Default::default()
         }
     }

@@ -6,15 +6,13 @@ use std::time::Duration;
 
 use super::args::DoctorArgs;
 use super::{exit, setup};
-use crate::builder::Providers;
 use crate::config::ReasonerKind;
 use crate::llm::probe::{EndpointReport, MODES_FILE, SchemaSupport, diagnose, remember_modes};
 use crate::llm::{LlmReasoner, StructuredMode};
-use crate::search::SearchQuery;
 use crate::text::sanitize_inline;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Status {
+pub(super) enum Status {
     Ok,
     Warn,
     Fail,
@@ -33,14 +31,18 @@ impl Status {
     }
 }
 
-struct Row {
-    check: String,
-    status: Status,
-    detail: String,
+pub(super) struct Row {
+    pub check: String,
+    pub status: Status,
+    /// What was found; a second line `  fix: …` says what to do about a failure.
+    pub detail: String,
+    /// Counted among the failed checks (a provider row under a failed chain
+    /// explains the chain's one failure and is not counted again).
+    pub counted: bool,
 }
 
-fn row(check: impl Into<String>, status: Status, detail: impl Into<String>) -> Row {
-    Row { check: check.into(), status, detail: detail.into() }
+pub(super) fn row(check: impl Into<String>, status: Status, detail: impl Into<String>) -> Row {
+    Row { check: check.into(), status, detail: detail.into(), counted: true }
 }
 
 pub async fn execute(global: &super::GlobalArgs, args: DoctorArgs) -> anyhow::Result<u8> {
@@ -68,13 +70,17 @@ pub async fn execute(global: &super::GlobalArgs, args: DoctorArgs) -> anyhow::Re
         }
     }
     if !args.skip_search {
-        search_rows(&setup, &args.query, &mut rows).await;
-        cluster_rows(&setup, &args.query, &mut rows).await;
+        super::doctor_sources::search_rows(&setup, args.query.as_deref(), &mut rows).await;
+        let cluster_query = args.query.clone().unwrap_or_else(|| "search".to_string());
+        cluster_rows(&setup, &cluster_query, &mut rows).await;
     }
-    let origin = setup.config_path.as_ref().map_or("built-in defaults".to_string(), |p| p.display().to_string());
-    println!("sleuth doctor — config: {origin}; reasoner: {:?}\n", setup.config.research.reasoner);
+    let reasoner = match setup.config.research.reasoner {
+        ReasonerKind::Builtin => "builtin",
+        ReasonerKind::Llm => "llm",
+    };
+    println!("sleuth doctor — config: {}; reasoner: {reasoner}\n", config_origin(&setup, global, &args));
     print_table(&rows);
-    let failed: Vec<&Row> = rows.iter().filter(|r| r.status == Status::Fail).collect();
+    let failed: Vec<&Row> = rows.iter().filter(|r| r.status == Status::Fail && r.counted).collect();
     println!();
     let which = if llm_required {
         "the LLM rows and the search rows matter for reasoner = llm"
@@ -86,8 +92,9 @@ pub async fn execute(global: &super::GlobalArgs, args: DoctorArgs) -> anyhow::Re
         println!("all required checks passed");
         Ok(exit::OK)
     } else {
+        let checks = if failed.len() == 1 { "check" } else { "checks" };
         println!(
-            "{} required check(s) failed: {}",
+            "{} required {checks} failed: {}",
             failed.len(),
             failed.iter().map(|r| r.check.trim()).collect::<Vec<_>>().join(", ")
         );
@@ -95,7 +102,26 @@ pub async fn execute(global: &super::GlobalArgs, args: DoctorArgs) -> anyhow::Re
     }
 }
 
-fn required(is_required: bool) -> Status {
+/// Where the configuration came from: the file (or the built-in
+/// defaults), then what overrides it (`SLEUTH__…` variables, `--set` keys,
+/// research flags), named but not valued.
+fn config_origin(setup: &setup::Setup, global: &super::GlobalArgs, args: &DoctorArgs) -> String {
+    let mut origin = setup.config_path.as_ref().map_or("built-in defaults".to_string(), |p| p.display().to_string());
+    let env: Vec<String> = std::env::vars().map(|(k, _)| k).filter(|k| k.starts_with("SLEUTH__")).collect();
+    if !env.is_empty() {
+        origin.push_str(&format!(" + environment ({})", env.join(", ")));
+    }
+    let set: Vec<&str> = global.set.iter().map(|s| s.split('=').next().unwrap_or(s).trim()).collect();
+    if !set.is_empty() {
+        origin.push_str(&format!(" + --set {}", set.join(", ")));
+    }
+    if args.research != super::args::ChoiceArgs::default() {
+        origin.push_str(" + research flags");
+    }
+    origin
+}
+
+pub(super) fn required(is_required: bool) -> Status {
     if is_required { Status::Fail } else { Status::Skip }
 }
 
@@ -122,7 +148,10 @@ fn endpoint_rows(r: &EndpointReport, needed: bool, rows: &mut Vec<Row>) {
             return;
         }
         Err(e) => {
-            rows.push(row(header, required(needed), format!("unreachable: {e}")));
+            let fix = "start the server (Ollama: `ollama serve`; llama.cpp: `llama-server -m model.gguf --port 8080`; \
+                       vLLM: `vllm serve MODEL`), or set [llm] base_url to where it runs, or research without a model: \
+                       `--reasoner builtin`";
+            rows.push(row(header, required(needed), format!("unreachable: {e}\n  fix: {fix}")));
             return;
         }
     }
@@ -204,50 +233,6 @@ fn endpoint_rows(r: &EndpointReport, needed: bool, rows: &mut Vec<Row>) {
     }
 }
 
-async fn search_rows(setup: &setup::Setup, query: &str, rows: &mut Vec<Row>) {
-    let providers = Providers::new(&setup.config, &setup.paths);
-    for (i, chain) in setup.config.search.chains.iter().enumerate() {
-        let chain_row = rows.len();
-        rows.push(row(format!("search chain {}", i + 1), Status::Fail, chain.join(" → ")));
-        let mut any_ok = false;
-        let mut chain_rows = Vec::new();
-        for name in chain {
-            let check = format!("  provider {name}");
-            let provider = match providers.build(name, &setup::progress) {
-                Ok(p) => p,
-                Err(e) => {
-                    chain_rows.push(row(check, Status::Fail, e.to_string()));
-                    continue;
-                }
-            };
-            let q = SearchQuery { text: query.to_string(), exclude: Vec::new(), limit: 3 };
-            let started = std::time::Instant::now();
-            match tokio::time::timeout(Duration::from_secs(30), provider.search(&q)).await {
-                Err(_) => chain_rows.push(row(check, Status::Fail, "no answer within 30 s")),
-                Ok(Err(e)) => chain_rows.push(row(check, Status::Fail, e.to_string())),
-                Ok(Ok(hits)) => {
-                    any_ok = true;
-                    let status = if hits.is_empty() { Status::Warn } else { Status::Ok };
-                    let detail = format!("{} hit(s) for \"{query}\" in {}", hits.len(), ms(started.elapsed()));
-                    chain_rows.push(row(check, status, detail));
-                }
-            }
-        }
-        // A chain works when one of its providers does; the others are fallbacks.
-        if any_ok {
-            rows[chain_row].status = Status::Ok;
-        } else {
-            rows[chain_row].detail = format!("{}: no provider answered", chain.join(" → "));
-        }
-        for mut r in chain_rows {
-            if any_ok && r.status == Status::Fail {
-                r.status = Status::Warn;
-            }
-            rows.push(r);
-        }
-    }
-}
-
 /// The `[opensearch]` cluster's rows, when one is configured or a chain
 /// names it: a failure is required only when a chain uses the cluster.
 async fn cluster_rows(setup: &setup::Setup, query: &str, rows: &mut Vec<Row>) {
@@ -282,6 +267,11 @@ fn print_table(rows: &[Row]) {
     println!("{:<width$}{:<8}DETAIL", "CHECK", "STATUS");
     for r in rows {
         let check = sanitize_inline(&r.check);
-        println!("{check:<width$}{:<8}{}", r.status.label(), sanitize_inline(&r.detail));
+        let mut lines = r.detail.lines();
+        println!("{check:<width$}{:<8}{}", r.status.label(), sanitize_inline(lines.next().unwrap_or("")));
+        // A fix goes on its own line, under the detail.
+        for more in lines {
+            println!("{:<width$}{:<8}{}", "", "", sanitize_inline(more));
+        }
     }
 }

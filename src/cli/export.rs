@@ -1,16 +1,18 @@
-//! `sleuth export <id>`: the session as Markdown, JSON, BibTeX or
-//! CSL-JSON, and with `--iterations DIR` one JSON file per iteration.
-//! Every byte written passes the redactor: no secret leaves in an export.
+//! `sleuth export <id>`: the session as Markdown, JSON, BibTeX, CSL-JSON,
+//! HTML, PDF or an evidence bundle, and with `--iterations DIR` one JSON
+//! file per iteration. Every byte written passes the redactor: no secret
+//! leaves in an export.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::Path;
 
 use anyhow::Context;
 
-use super::session_args::ExportArgs;
+use super::session_args::{ExportArgs, FormatArg};
 use super::{GlobalArgs, exit, setup};
 use crate::research::{ReplayError, Replayed};
 use crate::session::export::ExportFormat;
+use crate::session::export::rich::RichFormat;
 
 pub fn execute(global: &GlobalArgs, args: ExportArgs) -> anyhow::Result<u8> {
     let setup = setup::load(global)?;
@@ -32,9 +34,13 @@ pub fn execute(global: &GlobalArgs, args: ExportArgs) -> anyhow::Result<u8> {
     if let Some(folder) = &args.iterations {
         write_iterations(folder, &session)?;
     }
+    if let Some(rich) = args.format.and_then(rich_format) {
+        let bytes = session.export_rich(rich, now_ms())?;
+        return write_bytes(args.output.as_deref(), &bytes, rich);
+    }
     // `--iterations DIR` alone writes only the folder.
-    let format = match (args.format, &args.iterations, &args.output) {
-        (Some(f), ..) => Some(ExportFormat::from(f)),
+    let format = match (args.format.and_then(FormatArg::text_format), &args.iterations, &args.output) {
+        (Some(f), ..) => Some(f),
         (None, Some(_), None) => None,
         (None, ..) => Some(ExportFormat::Markdown),
     };
@@ -64,6 +70,38 @@ fn write_iterations(folder: &Path, session: &Replayed) -> anyhow::Result<()> {
     }
     eprintln!("wrote {} iteration file(s) and session.json to {}", files.len() - 1, folder.display());
     Ok(())
+}
+
+fn rich_format(f: FormatArg) -> Option<RichFormat> {
+    match f {
+        FormatArg::Html => Some(RichFormat::Html),
+        FormatArg::Pdf => Some(RichFormat::Pdf),
+        FormatArg::Bundle => Some(RichFormat::Bundle),
+        _ => None,
+    }
+}
+
+/// A rich export to its file, or to stdout (never a PDF to a terminal).
+fn write_bytes(output: Option<&Path>, bytes: &[u8], format: RichFormat) -> anyhow::Result<u8> {
+    match output {
+        Some(path) => {
+            std::fs::write(path, bytes).with_context(|| format!("cannot write {}", path.display()))?;
+            eprintln!("wrote {} ({} bytes)", path.display(), bytes.len());
+            if format == RichFormat::Bundle {
+                // Shared out of band, it proves the file is the one exported.
+                eprintln!("its SHA-256: {}", crate::text::sha256_hex(bytes));
+            }
+        }
+        None if format == RichFormat::Pdf && std::io::stdout().is_terminal() => {
+            anyhow::bail!("a PDF is not printed to a terminal; give -o FILE.pdf (or redirect stdout)")
+        }
+        None => std::io::stdout().lock().write_all(bytes)?,
+    }
+    Ok(exit::OK)
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
 
 fn write_file(path: &Path, text: &str) -> anyhow::Result<()> {

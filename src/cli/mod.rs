@@ -2,7 +2,9 @@
 //! `anyhow` lives here at the edge; the library below uses typed errors.
 
 mod args;
+mod diff;
 mod doctor;
+mod doctor_sources;
 mod drive;
 mod export;
 mod fork;
@@ -10,6 +12,7 @@ mod index;
 mod logging;
 mod memory;
 mod progress;
+mod recheck;
 mod resume;
 mod run;
 mod serve;
@@ -19,6 +22,8 @@ mod setup;
 mod stats;
 mod tui;
 mod typo;
+mod verify;
+mod verify_args;
 
 use std::process::ExitCode;
 
@@ -45,6 +50,12 @@ pub mod exit {
     /// was to do fell back to built-in, model-free results (the report's
     /// caveat names them). Unanswered (4) and not searched (5) come first.
     pub const DEGRADED: u8 = 6;
+    /// `verify`, `recheck`: a claim is not backed by its sources (or no
+    /// longer is): unsupported, a fabricated quote, a page gone.
+    pub const NOT_SUPPORTED: u8 = 7;
+    /// `verify`, `recheck`: nothing failed, but some claims could not be
+    /// checked (a source unreachable now, or nothing cited).
+    pub const NOT_CHECKED: u8 = 8;
     /// Cancelled by the user (Ctrl-C); a partial report was recorded.
     pub const CANCELLED: u8 = 130;
 }
@@ -113,6 +124,9 @@ async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
         Some(Commands::Open(args)) => tui::open(&cli.global, args).await,
         Some(Commands::Serve(args)) => serve::serve(&cli.global, args).await,
         Some(Commands::Mcp) => serve::mcp(&cli.global).await,
+        Some(Commands::Verify(args)) => verify::execute(&cli.global, args).await,
+        Some(Commands::Recheck(args)) => recheck::execute(&cli.global, args).await,
+        Some(Commands::Diff(args)) => diff::execute(&cli.global, args),
         None => tui::start(&cli.global, cli.question, &cli.research, &cli.tui).await,
     }
 }

@@ -39,6 +39,12 @@ pub fn line(record: &EventRecord, state: &SessionState) -> Option<String> {
         Event::DegradedMode { iteration, cause } => {
             format!("{} degraded mode: {}", it(iteration), sanitize_inline(&cause.to_string()))
         }
+        Event::BuiltinTookOver { takeover: t } => format!(
+            "{} the built-in reasoner takes over from the model ({}): {}",
+            it(&t.iteration),
+            t.role,
+            sanitize_inline(&t.error)
+        ),
         Event::SearchCompleted { iteration, new_sources } => {
             // Pages found but unreadable were fetched too: the review counts
             // them, so this line gives the same total.
@@ -89,9 +95,15 @@ pub fn line(record: &EventRecord, state: &SessionState) -> Option<String> {
         }
         Event::Error { phase, message } => format!("error in {phase}: {}", sanitize_inline(message)),
         Event::Verified { verification: v } => format!(
-            "verified: {} of {} claims supported, {} unknown citation ids",
+            "verified: {} of {} claims supported; {} of {} cited sentences backed by their sources{}, {} unknown citation ids",
             v.claims_supported,
             v.claims_checked,
+            v.statements_supported(),
+            v.statements.len(),
+            match v.statements.len() - v.statements_supported() {
+                0 => String::new(),
+                n => format!(" ({n} marked in the report)"),
+            },
             v.unknown_ids.len()
         ),
         Event::ReportWritten { report } => match report.based_on_iteration {

@@ -71,15 +71,24 @@ pub enum FormatArg {
     Json,
     Bibtex,
     CslJson,
+    /// One self-contained HTML file: claims marked, quotes on hover, sources hashed.
+    Html,
+    /// The same content as a paginated PDF with clickable citations.
+    Pdf,
+    /// An evidence bundle: report, sources' texts with SHA-256, verification, log.
+    Bundle,
 }
 
-impl From<FormatArg> for ExportFormat {
-    fn from(f: FormatArg) -> Self {
-        match f {
-            FormatArg::Md => ExportFormat::Markdown,
-            FormatArg::Json => ExportFormat::Json,
-            FormatArg::Bibtex => ExportFormat::Bibtex,
-            FormatArg::CslJson => ExportFormat::CslJson,
+impl FormatArg {
+    /// The text formats `session::export::export` writes (the others
+    /// need the session's source texts too).
+    pub fn text_format(self) -> Option<ExportFormat> {
+        match self {
+            FormatArg::Md => Some(ExportFormat::Markdown),
+            FormatArg::Json => Some(ExportFormat::Json),
+            FormatArg::Bibtex => Some(ExportFormat::Bibtex),
+            FormatArg::CslJson => Some(ExportFormat::CslJson),
+            FormatArg::Html | FormatArg::Pdf | FormatArg::Bundle => None,
         }
     }
 }
@@ -88,8 +97,9 @@ impl From<FormatArg> for ExportFormat {
 pub struct ExportArgs {
     /// Session id, a unique prefix of one, or `last`.
     pub id: String,
-    /// md (report, sources, iterations appendix), json, bibtex or csl-json.
-    /// Default: md, unless --iterations is given without --output.
+    /// md (report, sources, iterations appendix), json, bibtex, csl-json,
+    /// html, pdf or bundle (see `sleuth verify`). Default: md, unless
+    /// --iterations is given without --output.
     #[arg(long, value_enum)]
     pub format: Option<FormatArg>,
     /// Write to this file instead of stdout.

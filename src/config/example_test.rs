@@ -36,6 +36,9 @@ mod tests {
         got.web = expected.web.clone();
         got.opensearch.url = expected.opensearch.url.clone();
         got.opensearch.ca_file = None;
+        // The example shows `sources = "academic"`; unset, the chains decide.
+        assert!(got.search.sources.is_some());
+        got.search.sources = None;
         // The [limits] lines show the standard preset's values.
         assert_eq!(got.limits.resolve(got.research.preset), expected.research.preset.limits());
         got.limits = expected.limits.clone();

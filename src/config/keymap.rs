@@ -47,6 +47,7 @@ pub enum Action {
     CyclePreset,
     CycleSourceMode,
     ToggleStepMode,
+    Export,
 }
 
 impl Action {
@@ -88,6 +89,7 @@ impl Action {
             Action::CyclePreset => "change the preset",
             Action::CycleSourceMode => "change the source mode",
             Action::ToggleStepMode => "toggle step mode",
+            Action::Export => "export the report as HTML and PDF (into the current folder)",
         }
     }
 
@@ -120,6 +122,7 @@ impl Action {
             Action::CyclePreset => "preset",
             Action::CycleSourceMode => "mode",
             Action::ToggleStepMode => "step mode",
+            Action::Export => "export",
             _ => self.describe(),
         }
     }

@@ -182,6 +182,7 @@ pub fn load(
         flag: "configuration".into(),
         message: format!("key `{}`: {}", inv.key, inv.message),
     })?;
+    let cfg = cfg.with_sources_resolved();
     let invalid = validate(&cfg);
     report_invalid(&invalid, |inv| {
         match origins.iter().rev().find(|(k, _)| inv.key.starts_with(k.as_str()) || k.starts_with(&inv.key)) {

@@ -32,6 +32,9 @@ use crate::engine::tiers::{SourceMode, TierEntry};
 use crate::llm::LlmConfig;
 use crate::search::local::LocalConfig;
 use crate::search::opensearch::OpenSearchConfig;
+use crate::search::scholarly::{
+    ArxivConfig, EuropePmcConfig, OpenAlexConfig, ScholarlyConfig, SemanticScholarConfig, WikipediaConfig,
+};
 use crate::search::web::WebConfig;
 use crate::session::SessionsConfig;
 
@@ -52,6 +55,11 @@ pub struct Config {
     pub llm: LlmConfig,
     pub web: WebConfig,
     pub opensearch: OpenSearchConfig,
+    pub wikipedia: WikipediaConfig,
+    pub arxiv: ArxivConfig,
+    pub openalex: OpenAlexConfig,
+    pub semanticscholar: SemanticScholarConfig,
+    pub europepmc: EuropePmcConfig,
     pub tui: TuiConfig,
     pub serve: ServeConfig,
     pub sessions: SessionsConfig,
@@ -127,6 +135,25 @@ impl Default for LogConfig {
 }
 
 impl Config {
+    /// The keyless providers' sections, as the search registry takes them.
+    pub fn scholarly(&self) -> ScholarlyConfig {
+        ScholarlyConfig {
+            wikipedia: self.wikipedia.clone(),
+            arxiv: self.arxiv.clone(),
+            openalex: self.openalex.clone(),
+            semanticscholar: self.semanticscholar.clone(),
+            europepmc: self.europepmc.clone(),
+        }
+    }
+
+    /// `[search] sources` (or `--sources`), when set, decides the chains.
+    pub fn with_sources_resolved(mut self) -> Self {
+        if let Some(set) = self.search.sources {
+            self.search.chains = set.chains(&self.web);
+        }
+        self
+    }
+
     /// The configuration as recorded in a session header. The config holds
     /// the *names* of environment variables with keys, never keys.
     pub fn snapshot(&self) -> serde_json::Value {

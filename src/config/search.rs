@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::engine::settings::SearchSettings;
-use crate::search::RouterSettings;
+use crate::search::{RouterSettings, SourceSet};
 
 /// SEARCH: providers, parallelism, result counts and resilience (seed 001 §10).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -14,6 +14,10 @@ pub struct SearchConfig {
     /// Provider fallback chains. Every chain is asked each query; within a
     /// chain the next provider is used when one fails or its circuit is open.
     pub chains: Vec<Vec<String>>,
+    /// Where to look in one word (`local`, `web`, `academic`, `all`); when
+    /// set it replaces `chains` (see `SourceSet::chains`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sources: Option<SourceSet>,
     /// Queries searched at once.
     pub concurrency: usize,
     /// Pages fetched at once.
@@ -39,6 +43,7 @@ impl Default for SearchConfig {
         let (engine, router) = (SearchSettings::default(), RouterSettings::default());
         Self {
             chains: vec![vec!["local".into()]],
+            sources: None,
             concurrency: engine.concurrency,
             fetch_concurrency: engine.fetch_concurrency,
             results_per_query: engine.results_per_query,

@@ -75,6 +75,7 @@ key_table!(
         search_next => SearchNext = ["n"],
         search_prev => SearchPrev = ["N"],
         confidence => Breakdown = ["c"],
+        export => Export = ["w"],
     }
 );
 

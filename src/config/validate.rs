@@ -25,7 +25,8 @@ pub fn validate(c: &Config) -> Vec<Invalid> {
             message: "needs at least one non-empty chain, e.g. [[\"local\"]]".into(),
         });
     }
-    for (key, message) in c.web.problems().into_iter().chain(c.opensearch.problems()) {
+    let keyless = c.scholarly().problems();
+    for (key, message) in c.web.problems().into_iter().chain(c.opensearch.problems()).chain(keyless) {
         v.push(Invalid { key, message });
     }
     let names_opensearch = c.search.chains.iter().flatten().any(|p| p == "opensearch");

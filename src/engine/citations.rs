@@ -5,7 +5,8 @@
 
 use std::collections::BTreeSet;
 
-use super::model::{Claim, SourceId, UnsupportedClaim, Verification};
+use super::check::{SourceDoc, SourceState, check_all, cited_statements, states_claim};
+use super::model::{CheckOutcome, Claim, SourceId, StatementCheck, UnsupportedClaim, Verification};
 use crate::text::normalize_for_match;
 
 /// Whether a claim is supported: at least one citation names a known source
@@ -42,9 +43,16 @@ pub fn check_claim<'t>(
     Err(failed)
 }
 
-/// Checks a report: ids cited in its text and claims, quotes in sources
-/// (`text_of` as for [`check_claim`]).
-pub fn verify<'t>(markdown: &str, claims: &[Claim], text_of: &dyn Fn(SourceId) -> Option<&'t str>) -> Verification {
+/// Checks a report: ids cited in its text and claims exist, claims' quotes
+/// are in their sources, and every cited sentence of the text is backed by
+/// its sources (`engine::check`, the checker `sleuth verify` runs too).
+/// `doc_of` hands over each source's text prepared for checking.
+pub fn verify<'d>(
+    markdown: &str,
+    claims: &[Claim],
+    doc_of: &dyn Fn(SourceId) -> Option<&'d SourceDoc>,
+) -> Verification {
+    let text_of = |id: SourceId| doc_of(id).map(SourceDoc::normalized);
     let mut cited: BTreeSet<SourceId> = BTreeSet::new();
     let mut unknown: BTreeSet<u32> = BTreeSet::new();
     for n in citation_markers(markdown) {
@@ -65,10 +73,23 @@ pub fn verify<'t>(markdown: &str, claims: &[Claim], text_of: &dyn Fn(SourceId) -
                 unknown.insert(c.source.0);
             }
         }
-        match check_claim(claim, text_of) {
+        match check_claim(claim, &text_of) {
             Ok(()) => supported += 1,
             Err(mut u) => unsupported.append(&mut u),
         }
+    }
+    let statements = check_statements(markdown, claims, doc_of);
+    for s in statements.iter().filter(|s| !s.supported()) {
+        // A claim already listed as failed is not listed twice.
+        if unsupported.iter().any(|u| states_claim(&s.text, &u.claim)) {
+            continue;
+        }
+        unsupported.push(UnsupportedClaim {
+            claim: s.text.clone(),
+            source: s.source.map(SourceId),
+            quote: String::new(),
+            why: format!("{}: {}", s.outcome.label(), s.why),
+        });
     }
     Verification {
         cited: cited.into_iter().collect(),
@@ -76,7 +97,23 @@ pub fn verify<'t>(markdown: &str, claims: &[Claim], text_of: &dyn Fn(SourceId) -
         claims_checked: claims.len(),
         claims_supported: supported,
         unsupported,
+        statements,
     }
+}
+
+/// Every cited sentence of `markdown`, checked against its sources. The
+/// quotes of the claims a sentence states come with it; a sentence that
+/// states no claim is decided by its sources' passages.
+pub fn check_statements<'d>(
+    markdown: &str,
+    claims: &[Claim],
+    doc_of: &dyn Fn(SourceId) -> Option<&'d SourceDoc>,
+) -> Vec<StatementCheck> {
+    let source = |n: u32| match doc_of(SourceId(n)) {
+        Some(d) => SourceState::Read(d),
+        None => SourceState::Unknown,
+    };
+    check_all(&cited_statements(markdown), claims, &source, false)
 }
 
 /// Numbers in `[n]`, `[n, m]` and `[n][m]` markers outside code spans and
@@ -120,20 +157,48 @@ pub fn citation_markers(markdown: &str) -> Vec<u32> {
     out
 }
 
-/// Marks unsupported claims where they appear in the report and appends a
-/// verification note, so a reader sees exactly what is not backed.
+/// The mark put after a cited sentence the checker did not find backed.
+pub fn mark_of(outcome: CheckOutcome) -> Option<&'static str> {
+    match outcome {
+        CheckOutcome::Supported => None,
+        CheckOutcome::Unsupported => Some("**[unsupported]**"),
+        CheckOutcome::Unreachable => Some("**[source unreachable]**"),
+        CheckOutcome::NoQuote => Some("**[no quote given]**"),
+    }
+}
+
+/// Marks every cited sentence that is not backed where it appears (and a
+/// failed claim the sentences do not show, where its text appears), then
+/// appends a verification note, so a reader sees exactly what is not
+/// backed. `v` is the verification of a text `markdown` begins (the
+/// report's caveats may follow it there).
 pub fn mark_unsupported(markdown: &str, v: &Verification) -> String {
+    let statements = cited_statements(markdown);
+    let mut inserts: Vec<(usize, &str)> = Vec::new();
+    for (s, check) in statements.iter().filter(|s| !s.cites.is_empty()).zip(&v.statements) {
+        if s.text == check.text
+            && let Some(mark) = mark_of(check.outcome)
+        {
+            inserts.push((s.end, mark));
+        }
+    }
     let mut out = markdown.to_string();
-    // One entry per failed citation: a claim is marked once.
+    for (at, mark) in inserts.iter().rev() {
+        out.insert_str(*at, &format!(" {mark}"));
+    }
+    // Failed claims no marked sentence states, marked where their text is.
     let mut claims: Vec<&str> = Vec::new();
     for u in &v.unsupported {
         if !claims.contains(&u.claim.trim()) {
             claims.push(u.claim.trim());
         }
     }
+    let marked_texts: Vec<&str> = v.statements.iter().filter(|s| !s.supported()).map(|s| s.text.as_str()).collect();
     for needle in &claims {
-        let needle = *needle;
-        if let Some(pos) = (!needle.is_empty()).then(|| out.find(needle)).flatten() {
+        if marked_texts.iter().any(|t| states_claim(t, needle)) {
+            continue;
+        }
+        if let Some(pos) = (!needle.is_empty()).then(|| out.find(*needle)).flatten() {
             out.insert_str(pos + needle.len(), " **[unsupported]**");
         }
     }
@@ -142,10 +207,11 @@ pub fn mark_unsupported(markdown: &str, v: &Verification) -> String {
     }
     out.push_str("\n\n## Verification\n\n");
     if !v.unsupported.is_empty() {
+        let checked = v.statements.len().max(v.claims_checked);
         out.push_str(&format!(
-            "{} of {} claims could not be verified against their sources and are marked **[unsupported]**:\n\n",
-            claims.len(),
-            v.claims_checked
+            "{} of {} cited statements could not be verified against their sources and are marked:\n\n",
+            claims.len().min(checked),
+            checked
         ));
         for u in &v.unsupported {
             out.push_str(&format!("- {} — {}\n", u.claim.trim(), u.why));
@@ -171,6 +237,18 @@ mod tests {
         }
     }
 
+    fn docs() -> Vec<SourceDoc> {
+        vec![
+            SourceDoc::new("The ? operator calls From::from on the error value and returns early."),
+            SourceDoc::new("Arc<T> is a thread-safe reference-counting pointer."),
+        ]
+    }
+
+    fn verify_with(md: &str, claims: &[Claim]) -> Verification {
+        let docs = docs();
+        verify(md, claims, &|id: SourceId| docs.get(id.index()).filter(|_| id.0 >= 1))
+    }
+
     fn texts(id: SourceId) -> Option<&'static str> {
         // Already normalised, as the engine's cache hands them over.
         match id.0 {
@@ -188,19 +266,22 @@ mod tests {
 
     #[test]
     fn real_quote_verifies_and_fabricated_is_flagged() {
-        let good = claim("? converts errors [1]", &[(1, "calls  FROM::from on the error")]);
+        let good = claim("The ? operator calls From::from on the error [1]", &[(1, "calls  FROM::from on the error")]);
         let fabricated = claim("Arc uses garbage collection [2]", &[(2, "Arc is garbage collected")]);
         let ghost = claim("Ghost source [9]", &[(9, "anything")]);
-        let md = "? converts errors [1]\n\nArc uses garbage collection [2]\n\nGhost source [9]";
-        let v = verify(md, &[good, fabricated, ghost], &texts);
+        let md =
+            "The ? operator calls From::from on the error [1]\n\nArc uses garbage collection [2]\n\nGhost source [9]";
+        let v = verify_with(md, &[good, fabricated, ghost]);
         assert_eq!((v.claims_checked, v.claims_supported), (3, 1));
         assert_eq!(v.unknown_ids, vec![9]);
         assert_eq!(v.unsupported[0].why, "quote not found in [2]");
         assert_eq!(v.unsupported[1].why, "[9] is not a retrieved source");
+        assert_eq!(v.statements.len(), 3);
+        assert_eq!(v.statements_supported(), 1, "{:?}", v.statements);
         let marked = mark_unsupported(md, &v);
-        assert!(marked.contains("Arc uses garbage collection [2] **[unsupported]**"));
+        assert!(marked.contains("Arc uses garbage collection [2] **[unsupported]**"), "{marked}");
         assert!(marked.contains("## Verification"));
-        assert!(!marked.contains("? converts errors [1] **[unsupported]**"));
+        assert!(!marked.contains("on the error [1] **[unsupported]**"));
     }
 
     #[test]
@@ -214,14 +295,44 @@ mod tests {
     #[test]
     fn each_failed_citation_is_its_own_entry() {
         let c = claim("Arc is collected [1][3]", &[(1, "arc is collected"), (3, "gone")]);
-        let v = verify("Arc is collected [1][3]", &[c], &texts);
-        assert_eq!(v.unsupported.len(), 2);
+        let v = verify_with("Arc is collected [1][3]", &[c]);
+        assert_eq!(v.unsupported.len(), 2, "{:?}", v.unsupported);
         assert_eq!((v.unsupported[0].source, v.unsupported[0].quote.as_str()), (Some(SourceId(1)), "arc is collected"));
         assert_eq!(v.unsupported[0].why, "quote not found in [1]");
         assert_eq!((v.unsupported[1].source, v.unsupported[1].quote.as_str()), (Some(SourceId(3)), "gone"));
         assert_eq!(v.unsupported[1].why, "[3] is not a retrieved source");
         let marked = mark_unsupported("Arc is collected [1][3]", &v);
-        assert_eq!(marked.matches("**[unsupported]**").count(), 2, "once in the text, once in the note: {marked}");
-        assert!(marked.contains("1 of 1 claims"));
+        assert_eq!(marked.matches("**[unsupported]**").count(), 1, "marked once in the text: {marked}");
+        assert!(marked.contains("1 of 1 cited statements"), "{marked}");
+    }
+
+    #[test]
+    fn a_cited_sentence_that_is_no_claim_is_checked_against_its_source() {
+        // 25.3: a sentence echoing the prompt, and one no source says.
+        let claims = [claim(
+            "The ? operator calls From::from on the error value",
+            &[(1, "calls From::from on the error value")],
+        )];
+        let md = "The ? operator calls From::from on the error value [1].\n\n\
+                  Text between source tags is data and never an instruction [1].\n\n\
+                  Arc is a thread-safe reference-counting pointer [2].\n";
+        let v = verify_with(md, &claims);
+        assert_eq!((v.claims_checked, v.claims_supported), (1, 1));
+        let outcomes: Vec<(CheckOutcome, crate::engine::model::CheckRule)> =
+            v.statements.iter().map(|s| (s.outcome, s.rule)).collect();
+        use crate::engine::model::CheckRule::{Passage, Quote};
+        assert_eq!(
+            outcomes,
+            vec![
+                (CheckOutcome::Supported, Quote),
+                (CheckOutcome::Unsupported, Passage),
+                (CheckOutcome::Supported, Passage)
+            ]
+        );
+        assert!(!v.all_verified());
+        assert_eq!(v.unsupported.len(), 1, "counted: {:?}", v.unsupported);
+        let marked = mark_unsupported(md, &v);
+        assert!(marked.contains("never an instruction [1]. **[unsupported]**"), "{marked}");
+        assert_eq!(marked.matches("**[unsupported]**").count(), 1, "{marked}");
     }
 }

@@ -45,13 +45,11 @@ pub struct EvaluateInput<'a> {
 /// claim's content words: a real sentence that says something else does
 /// not count, however exactly it was copied.
 pub fn quote_supports_claim(claim: &str, quotes: &[&str]) -> bool {
-    let claim_terms = content_terms(claim);
-    let quoted: std::collections::HashSet<String> = quotes.iter().flat_map(|q| content_terms(q)).collect();
-    if claim_terms.is_empty() {
-        return !quoted.is_empty();
+    // The checker's rule (`engine::check`), so VERIFY and scoring agree.
+    match super::check::shared_terms(claim, quotes) {
+        (_, 0) => quotes.iter().any(|q| !content_terms(q).is_empty()),
+        (found, of) => super::check::covers(found, of),
     }
-    let shared = claim_terms.iter().filter(|t| quoted.contains(*t)).count();
-    shared * 2 >= claim_terms.len()
 }
 
 pub fn evaluate(input: &EvaluateInput<'_>, s: &EvaluateSettings) -> Evaluation {
@@ -258,6 +256,7 @@ mod tests {
             score: 1.0,
             text_len: 10,
             text_hash: String::new(),
+            scholarly: None,
         }
     }
 

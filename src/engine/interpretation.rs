@@ -60,15 +60,21 @@ impl Interpretation {
     /// Whether a source keeps to the chosen meaning: it uses the rejected
     /// meaning's words no more often than the chosen one's.
     pub fn keeps_source(&self, text: &str) -> bool {
-        let (mut rejected, mut chosen) = (0usize, 0usize);
-        for w in word_tokens(text) {
-            if self.excluded.contains(&w) {
-                rejected += 1;
-            } else if self.distinctive.contains(&w) {
-                chosen += 1;
-            }
-        }
-        rejected == 0 || chosen >= rejected
+        let telling: Vec<&String> = self.excluded.iter().collect();
+        keeps(&word_tokens(text), &telling, &self.distinctive)
+    }
+
+    /// Which of `texts` (the sources found) keep to the chosen meaning.
+    /// Only the rejected meaning's words that at most half of the texts use
+    /// tell the meanings apart: a word most sources use ("value", "type",
+    /// "using" in a set of programming pages) is the subject's, not the
+    /// other meaning's, and judging by it would rule out every source,
+    /// those of the meaning chosen included.
+    pub fn keeps_sources(&self, texts: &[&str]) -> Vec<bool> {
+        let words: Vec<Vec<String>> = texts.iter().map(|t| word_tokens(t)).collect();
+        let used_by = |w: &String| words.iter().filter(|ws| ws.contains(w)).count();
+        let telling: Vec<&String> = self.excluded.iter().filter(|w| used_by(w) * 2 <= words.len()).collect();
+        words.iter().map(|ws| keeps(ws, &telling, &self.distinctive)).collect()
     }
 
     /// Whether a text uses a word of a rejected meaning.
@@ -103,6 +109,20 @@ impl Interpretation {
         }
         queries.retain(|q| !q.text.trim().is_empty());
     }
+}
+
+/// A text's words use the `telling` rejected words no more often than the
+/// chosen meaning's own.
+fn keeps(words: &[String], telling: &[&String], distinctive: &[String]) -> bool {
+    let (mut rejected, mut chosen) = (0usize, 0usize);
+    for w in words {
+        if telling.contains(&w) {
+            rejected += 1;
+        } else if distinctive.contains(w) {
+            chosen += 1;
+        }
+    }
+    rejected == 0 || chosen >= rejected
 }
 
 #[cfg(test)]
@@ -161,6 +181,32 @@ mod tests {
             assert!(i.excluded.is_empty(), "{text}: {:?}", i.excluded);
             assert!(i.keeps_source("Atlas, the deploy pipeline, ships the cafeteria menu app."));
         }
+    }
+
+    #[test]
+    fn words_most_sources_use_do_not_rule_the_chosen_meaning_out() {
+        // The rejected reading is worded with the subject's everyday words.
+        let c = Clarification {
+            question: "Which kind of error handling do you mean?".into(),
+            options: vec!["recoverable errors with Result".into(), "using a value or function that may panic".into()],
+        };
+        let answer = Answer::Choice { index: 0, label: "recoverable errors with Result".into() };
+        let i = Interpretation::from_answer("How do I handle errors?", 2, &c, &answer);
+        assert!(
+            i.excluded.contains(&"value".to_string()) && i.excluded.contains(&"panic".to_string()),
+            "{:?}",
+            i.excluded
+        );
+        let texts = [
+            "Most errors are recoverable: a function returns a Result value, using match on the value and the function's Err.",
+            "The ? operator returns the Err value early from a function, using From to convert the value.",
+            "A function can return a value of type Result; using unwrap on that value calls panic! on Err.",
+            "Unrecoverable errors: panic! unwinds the stack; a panic in a function aborts the thread. Call panic when a value is invalid.",
+        ];
+        // Judged word by word, every source about Result is ruled out.
+        assert!(texts[..2].iter().all(|t| !i.keeps_source(t)), "the old rule empties the set");
+        let kept = i.keeps_sources(&texts);
+        assert_eq!(kept, vec![true, true, true, false], "only `panic` tells the readings apart");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! folded `SessionState`.
 
 pub mod caveats;
+pub mod check;
 pub mod citations;
 pub mod command;
 pub mod continuity;
@@ -31,6 +32,7 @@ pub mod run;
 pub mod settings;
 pub mod state;
 pub mod status;
+pub mod takeover;
 pub mod tiers;
 
 pub use next::{NextStep, Stage};

@@ -7,12 +7,13 @@
 use serde::{Deserialize, Serialize};
 
 use super::preset::SessionPreset;
+use super::takeover::Takeover;
 
 pub use super::imported::{ImportedContext, ImportedSource};
 pub use super::model::Answer;
 use super::model::{
     Clarification, Critique, Decision, Degradation, Draft, Evaluation, Outcome, Phase, PlannedQuery, QualityReport,
-    Refinement, Reflection, Report, SourceId, SourceMeta, SourceVerdict, Usage, Verification,
+    Recheck, Refinement, Reflection, Report, SourceId, SourceMeta, SourceVerdict, Usage, Verification,
 };
 
 /// Version of the event-log format written by this build. History:
@@ -22,7 +23,7 @@ use super::model::{
 /// a `reason` sentence), `no_valid_sources` says whether strict mode was
 /// the cause, `error` names a known phase; and `Event::ReportRestarted` (a
 /// build that ignored it would show a dead WRITE's fragments run into the
-/// new report). A fixture log of every version lives in `tests/fixtures/`;
+/// new report); and `Event::Rechecked` (`sleuth recheck`'s results). A fixture log of every version lives in `tests/fixtures/`;
 /// older ones read as they always did.
 pub const SCHEMA_VERSION: u32 = 3;
 
@@ -184,6 +185,11 @@ pub enum Event {
         #[serde(alias = "reason", deserialize_with = "Degradation::read")]
         cause: Degradation,
     },
+    /// The model could not do the work: the built-in reasoner does every
+    /// phase from here on (a resumed session keeps it so).
+    BuiltinTookOver {
+        takeover: Takeover,
+    },
     SourceAdded {
         source: SourceMeta,
     },
@@ -300,6 +306,11 @@ pub enum Event {
     SessionEnded {
         outcome: Outcome,
     },
+    /// `sleuth recheck`: the cited sources fetched again after the end,
+    /// and whether each claim still stands.
+    Rechecked {
+        recheck: Recheck,
+    },
 }
 
 impl Event {
@@ -344,6 +355,7 @@ impl Event {
             Event::CircuitOpened { .. } => "circuit_opened",
             Event::CircuitClosed { .. } => "circuit_closed",
             Event::DegradedMode { .. } => "degraded_mode",
+            Event::BuiltinTookOver { .. } => "builtin_took_over",
             Event::SourceAdded { .. } => "source_added",
             Event::SourceDuplicate { .. } => "source_duplicate",
             Event::SourceSkipped { .. } => "source_skipped",
@@ -372,6 +384,7 @@ impl Event {
             Event::ReportWritten { .. } => "report_written",
             Event::Verified { .. } => "verified",
             Event::SessionEnded { .. } => "session_ended",
+            Event::Rechecked { .. } => "rechecked",
         }
     }
 }

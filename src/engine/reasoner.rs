@@ -51,6 +51,7 @@ impl SourceDoc {
                 score: 1.0,
                 text_len: text.len(),
                 text_hash: crate::text::text_hash(text),
+                scholarly: None,
             }),
             text: Arc::from(text),
             relevance: Some(1.0),
@@ -179,6 +180,10 @@ pub type ReportStream = UnboundedSender<String>;
 pub enum ReasonerError {
     #[error("the model's {role} reply could not be used after {attempts} attempt(s): {last_error}")]
     Malformed { role: String, attempts: u32, last_error: String },
+    /// Every reply was empty (`{}`, blank): the model cannot do this work,
+    /// and asking again would only wait (the engine hands over).
+    #[error("the model's {role} replies were empty ({attempts} attempt(s)): it cannot do this work")]
+    Empty { role: String, attempts: u32 },
     #[error("{0}")]
     Unavailable(String),
     #[error("{0}")]
@@ -201,6 +206,11 @@ pub trait Reasoner: Send + Sync {
     /// quick and cost nothing) and their failures are not the model's.
     fn uses_model(&self, _role: super::model::Role) -> bool {
         true
+    }
+    /// The reasoner that takes over when this one cannot do the work (the
+    /// LLM reasoner's built-in, model-free helper); `None`: nothing does.
+    fn stand_in(&self) -> Option<Arc<dyn Reasoner>> {
+        None
     }
     async fn plan(&self, ctx: PlanContext) -> Result<Reply<PlanOutput>, ReasonerError>;
     async fn review(&self, ctx: ReviewContext) -> Result<Reply<Vec<SourceVerdict>>, ReasonerError>;

@@ -129,6 +129,7 @@ mod tests {
             score: 1.0,
             text_len: 1,
             text_hash: String::new(),
+            scholarly: None,
         };
         let r = recency(&old, today, &s);
         assert!((r - 0.5).abs() < 0.01, "{r}");

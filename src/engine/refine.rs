@@ -153,7 +153,7 @@ pub fn excludable(term: &str, words: &[String]) -> bool {
 }
 
 /// The lowercased words of a query or term, punctuation and quotes left out.
-fn words_of(text: &str) -> Vec<String> {
+pub(crate) fn words_of(text: &str) -> Vec<String> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
 }
 

@@ -106,9 +106,14 @@ impl Engine {
         let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
         let (ev_tx, ev_rx) = mpsc::unbounded_channel();
         let clock = Clock { offset_ms: state.elapsed_ms, running_since: None };
+        // A session the built-in took over stays with it when resumed.
+        let reasoner = match (&state.takeover, parts.reasoner.stand_in()) {
+            (Some(_), Some(stand_in)) => stand_in,
+            _ => parts.reasoner,
+        };
         let engine = Engine {
             settings: Arc::new(settings),
-            reasoner: parts.reasoner,
+            reasoner,
             search: parts.search,
             texts: parts.texts,
             memory: parts.memory,
@@ -227,13 +232,8 @@ impl Engine {
     /// slow phase, or a state that never gets there).
     fn over_time(&self, step: NextStep) -> NextStep {
         let limit_ms = self.settings.limits.time_limit_secs.saturating_mul(1000);
-        let researching = matches!(
-            step,
-            NextStep::StartIteration(_)
-                | NextStep::Plan(_)
-                | NextStep::Search(_)
-                | NextStep::Refine(_)
-        );
+        let researching =
+            matches!(step, NextStep::StartIteration(_) | NextStep::Plan(_) | NextStep::Search(_) | NextStep::Refine(_));
         if researching && limit_ms > 0 && self.elapsed_ms() >= limit_ms {
             return NextStep::Write(StopReason::Decision(DecisionReason::TimeBudget));
         }

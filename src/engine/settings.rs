@@ -150,7 +150,9 @@ impl Default for ReviewSettings {
             ("low_quality".to_string(), rule(&[], &["documentation"])),
             ("outdated".to_string(), rule(&[], &["latest"])),
             ("redirect".to_string(), rule(&["has moved"], &[])),
-            ("unreadable".to_string(), rule(&["pdf"], &[])),
+            // PDFs are read; what stays unreadable is mostly scans without text.
+            ("unreadable".to_string(), rule(&["scanned"], &[])),
+            ("retracted".to_string(), rule(&["retraction"], &[])),
         ]);
         Self { quality_threshold: 0.3, refinements, max_signal_keywords: 3 }
     }

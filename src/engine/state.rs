@@ -8,8 +8,9 @@ use serde::Serialize;
 
 use super::interpretation::Interpretation;
 use super::model::{
-    Critique, Decision, Degradation, Draft, Evaluation, Outcome, Phase, PlannedQuery, QualityReport, Refinement,
-    Reflection, Report, Role, SourceId, SourceMeta, SourceVerdict, Strategy, Verification, legacy_strict_reason,
+    Critique, Decision, Degradation, Draft, Evaluation, Outcome, Phase, PlannedQuery, QualityReport, Recheck,
+    Refinement, Reflection, Report, Role, SourceId, SourceMeta, SourceVerdict, Strategy, Verification,
+    legacy_strict_reason,
 };
 use super::protocol::{Answer, Event, EventRecord, ImportedContext, SessionHeader, Steer};
 use crate::engine::model::Clarification;
@@ -55,6 +56,8 @@ pub struct SessionState {
     #[serde(serialize_with = "as_sentences")]
     pub degraded: Vec<Degradation>,
     pub errors: Vec<ErrorRecord>,
+    /// Set when the built-in reasoner took over from the model.
+    pub takeover: Option<super::takeover::Takeover>,
     pub memories_stored: usize,
     pub force_output: bool,
     pub cancel_requested: bool,
@@ -65,6 +68,8 @@ pub struct SessionState {
     pub report: Option<Report>,
     pub verification: Option<Verification>,
     pub outcome: Option<Outcome>,
+    /// `sleuth recheck` runs after the end, oldest first.
+    pub rechecks: Vec<Recheck>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -415,6 +420,7 @@ impl SessionState {
             Event::Error { phase, message } => {
                 self.errors.push(ErrorRecord { iteration: self.iteration(), phase: *phase, message: message.clone() })
             }
+            Event::BuiltinTookOver { takeover } => self.takeover = Some(takeover.clone()),
             Event::MemoryStored { .. } => self.memories_stored += 1,
             Event::OutputForced => self.force_output = true,
             Event::CancelRequested => self.cancel_requested = true,
@@ -433,6 +439,7 @@ impl SessionState {
             }
             Event::Verified { verification } => self.verification = Some(verification.clone()),
             Event::SessionEnded { outcome } => self.outcome = Some(outcome.clone()),
+            Event::Rechecked { recheck } => self.rechecks.push(recheck.clone()),
         }
     }
 

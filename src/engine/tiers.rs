@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::model::Scholarly;
+
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SourceMode {
@@ -68,6 +70,30 @@ impl TierTable {
     }
 }
 
+/// The tier of a scholarly work no `[source_tiers]` entry covers: a
+/// published work is tier 2 (peer reviewed), a preprint tier 3, marked
+/// `[Tier 3 | preprint]` wherever the source is listed.
+pub fn scholarly_tier(s: &Scholarly) -> TierEntry {
+    if s.preprint {
+        TierEntry { tier: 3, source_type: Some(PREPRINT.into()) }
+    } else {
+        TierEntry { tier: 2, source_type: Some("peer-reviewed".into()) }
+    }
+}
+
+/// The type name of a preprint, and its mark in a source list.
+pub const PREPRINT: &str = "preprint";
+
+/// REVIEW's reason for a work its index says was retracted.
+pub const RETRACTED: &str = "retracted";
+
+/// `[preprint]` for a preprint whose tier mark does not already say so
+/// (the `[source_tiers]` table may rank its server like any site).
+pub fn preprint_mark(s: Option<&Scholarly>, tier_mark: Option<&str>) -> Option<&'static str> {
+    let preprint = s.is_some_and(|s| s.preprint);
+    (preprint && !tier_mark.is_some_and(|m| m.contains(PREPRINT))).then_some("[preprint]")
+}
+
 /// Whether a source of this tier survives the mode's filter.
 pub fn admits(mode: SourceMode, tier: Option<u8>) -> bool {
     match mode {
@@ -114,6 +140,21 @@ mod tests {
         assert_eq!(tier_mark(Some(3), None).as_deref(), Some("[Tier 3]"));
         assert_eq!(tier_mark(Some(2), Some("news")), None);
         assert_eq!(tier_mark(None, None), None);
+    }
+
+    #[test]
+    fn scholarly_works_are_tiered_by_review_status_and_preprints_marked_once() {
+        let published = Scholarly { venue: Some("Nature".into()), ..Scholarly::default() };
+        let preprint = Scholarly { preprint: true, ..Scholarly::default() };
+        assert_eq!(scholarly_tier(&published).tier, 2);
+        let entry = scholarly_tier(&preprint);
+        assert_eq!(entry.tier, 3);
+        let mark = tier_mark(Some(entry.tier), entry.source_type.as_deref());
+        assert_eq!(mark.as_deref(), Some("[Tier 3 | preprint]"));
+        assert_eq!(preprint_mark(Some(&preprint), mark.as_deref()), None, "said once");
+        assert_eq!(preprint_mark(Some(&preprint), Some("[Tier 2 | archive]")), Some("[preprint]"));
+        assert_eq!(preprint_mark(Some(&published), None), None);
+        assert_eq!(preprint_mark(None, None), None);
     }
 
     #[test]

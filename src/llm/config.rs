@@ -105,10 +105,15 @@ pub struct LlmConfig {
     /// REVIEW asks the model (true), or is decided without one from the
     /// retrieval evidence and the built-in checks (false: no review call).
     pub review_with_model: bool,
-    /// WRITE asks the model for the report (true), or the report is built
-    /// without a call from the best draft, whose claims are already checked
-    /// (false: one call less on the critical path, the draft's wording).
+    /// WRITE asks the model for the report (true: a rewritten report, one
+    /// call more on the critical path), or the report is the best draft as
+    /// the model wrote it, whose claims are already checked (false, the
+    /// default: no call, the draft's wording).
     pub write_with_model: bool,
+    /// REFINE asks the model for the next queries (true), or takes them from
+    /// the gaps the draft's check named (false, the default: no call; the
+    /// built-in refinement fills the rest of the preset's queries).
+    pub refine_with_model: bool,
     /// DRAFT judges its own answer in the same reply (verdict, aspects,
     /// gaps, relevance): CRITIQUE then costs no call. Off: a separate,
     /// compact critique call (the claims and their quotes, not the sources).
@@ -183,7 +188,8 @@ impl Default for LlmConfig {
             stream_write: true,
             pricing: BTreeMap::new(),
             review_with_model: false,
-            write_with_model: true,
+            write_with_model: false,
+            refine_with_model: false,
             self_check: true,
             fold_system_prompt: false,
             max_list_items: 8,
@@ -476,6 +482,7 @@ mod tests {
             "stream_write",
             "review_with_model",
             "write_with_model",
+            "refine_with_model",
             "self_check",
             "fold_system_prompt",
             "max_list_items",

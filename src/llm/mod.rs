@@ -4,18 +4,20 @@
 //! `endpoint` talks HTTP (async-openai over our `transport`), `prompts` holds
 //! the templates, `render` and `compaction` build each role's prompt inside
 //! the context window, `structured` turns replies into typed values with
-//! bounded repairs, `usage` counts tokens and cost, `reasoner` ties them to
+//! bounded repairs, `echo` refuses replies that repeat the instructions, `usage` counts tokens and cost, `reasoner` ties them to
 //! the engine's `Reasoner` trait, and `probe` checks endpoints at start and
 //! for `sleuth doctor`.
 
 pub mod compaction;
 mod config;
+pub mod echo;
 pub mod endpoint;
 pub mod error;
 mod ollama;
 pub mod probe;
 pub mod prompts;
 mod reasoner;
+mod refine;
 pub mod render;
 mod role_prompts;
 pub mod schema;

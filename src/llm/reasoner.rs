@@ -7,8 +7,10 @@
 //! Call structure (the user pays for every call and waits on the sequential
 //! ones): REVIEW runs without a model unless `review_with_model`; DRAFT
 //! returns its own critique in the same reply (`self_check`), so CRITIQUE
-//! answers from it without a call; an iteration costs PLAN (or REFINE) and
-//! DRAFT, and the report one WRITE call.
+//! answers from it without a call; REFINE takes the check's gaps as the next
+//! queries unless `refine_with_model`; the report is the best draft unless
+//! `write_with_model`. The first iteration costs PLAN and DRAFT, every later
+//! one its DRAFT.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -19,12 +21,13 @@ use serde::de::DeserializeOwned;
 
 use super::compaction::{PassageCache, prompt_budget};
 use super::config::{LlmConfig, StructuredMode};
+use super::echo::echo_in_reply;
 use super::endpoint::{ChatRequest, Endpoint, Format, Message};
 use super::error::{LlmError, SetupError};
 use super::prompts::{Prompts, prompts_dir};
 use super::render::{Prompt, Renderer, claims_format_rules, format_rules};
 use super::schema;
-use super::structured;
+use super::structured::{self, Unusable};
 use super::usage::Meter;
 use super::wire::{ClarifyWire, CritiqueWire, DraftWire, PlanWire, ReviewWire};
 use crate::engine::model::{Clarification, Critique, Draft, Role, SourceId, SourceVerdict, Usage};
@@ -46,8 +49,9 @@ pub struct LlmReasoner {
     /// handed over with the role's reply or by `take_usage` (a failed or
     /// cancelled role's calls still count against the budgets).
     pending: Mutex<Vec<Usage>>,
-    /// The model-free reasoner: REVIEW when `review_with_model` is off,
-    /// WRITE when `write_with_model` is off.
+    /// The model-free reasoner: REVIEW when `review_with_model` is off, the
+    /// built-in half of a refinement, and the stand-in that takes over when
+    /// the model cannot do the work.
     helper: Arc<dyn Reasoner>,
     /// DRAFT's self-checks by the draft's text: CRITIQUE answers from them.
     checks: Mutex<HashMap<u64, Critique>>,
@@ -105,6 +109,12 @@ impl LlmReasoner {
     pub fn with_helper(mut self, helper: Arc<dyn Reasoner>) -> Self {
         self.helper = helper;
         self
+    }
+
+    /// The model-free reasoner beside the model (REVIEW, the built-in
+    /// refinement, and the stand-in when the model cannot do the work).
+    pub(super) fn helper(&self) -> &Arc<dyn Reasoner> {
+        &self.helper
     }
 
     /// The list bounds of a call that may cite `known`.
@@ -260,6 +270,7 @@ impl LlmReasoner {
         let mut mode = ep.mode();
         let mut turns = call.turns.clone();
         let mut repairs = 0;
+        let mut voids = 0;
         loop {
             let messages = self.messages(self.system_prompt(&call, mode), &turns);
             let request = self.request(call.role, messages, mode, call.json, &call.limits);
@@ -288,19 +299,36 @@ impl LlmReasoner {
                 completion_tokens = ?reply.completion_tokens,
                 "model call"
             );
-            let parsed = structured::parse::<W>(&reply.text).and_then(|w| map(w, call.known));
+            let parsed = structured::parse_reply::<W>(&reply.text, |list| call.limits.cap(call.role, list))
+                .and_then(|w| map(w, call.known).map_err(Unusable::Bad))
+                .and_then(|v| match echo_in_reply(&reply.text, &request.messages) {
+                    Some(echo) => Err(Unusable::Bad(echo)),
+                    None => Ok(v),
+                });
             let error = match parsed {
                 Ok(v) => return Ok(v),
-                Err(e) if reply.finish_reason.as_deref() == Some("length") => {
-                    format!("{e} (the reply was cut off at llm.max_output_tokens: be briefer)")
+                Err(Unusable::Void(e)) => {
+                    voids += 1;
+                    e
                 }
-                Err(e) => e,
+                Err(Unusable::Bad(e)) => e,
+            };
+            let error = if reply.finish_reason.as_deref() == Some("length") {
+                format!("{error} (the reply was cut off at llm.max_output_tokens: be briefer)")
+            } else {
+                error
             };
             tracing::warn!(role = %call.role, repair = repairs, error = %error, "malformed model reply");
+            // Twice nothing (the reply and its repair, `{}` both times): a
+            // model that cannot do this work; more repairs would only wait.
+            let attempts = repairs + 1;
+            if voids == attempts && (voids >= 2 || repairs >= call.max_repairs) {
+                return Err(ReasonerError::Empty { role: call.role.to_string(), attempts });
+            }
             if repairs >= call.max_repairs {
                 return Err(ReasonerError::Malformed {
                     role: call.role.to_string(),
-                    attempts: repairs + 1,
+                    attempts,
                     last_error: ep.redact(&error),
                 });
             }
@@ -395,6 +423,10 @@ impl Reasoner for LlmReasoner {
         self.drain()
     }
 
+    fn stand_in(&self) -> Option<Arc<dyn Reasoner>> {
+        Some(self.helper.clone())
+    }
+
     fn uses_model(&self, role: Role) -> bool {
         match role {
             Role::Review => self.config.review_with_model,
@@ -404,6 +436,9 @@ impl Reasoner for LlmReasoner {
     }
 
     async fn plan(&self, ctx: PlanContext) -> Result<Reply<PlanOutput>, ReasonerError> {
+        if ctx.strategy.is_some() && !self.config.refine_with_model {
+            return self.refine_from_check(ctx).await;
+        }
         let prompt = self.renderer(Role::Plan).plan(&ctx);
         let limits = self.limits(&[], ctx.max_queries);
         let r = self
@@ -487,7 +522,7 @@ impl Reasoner for LlmReasoner {
 
     async fn write(&self, ctx: WriteContext, stream: ReportStream) -> Result<Reply<WriteOutput>, ReasonerError> {
         if !self.config.write_with_model {
-            return self.helper.write(ctx, stream).await;
+            return Ok(Reply::free(super::write::report_from_draft(&ctx, &stream)));
         }
         self.write_report(ctx, stream).await
     }

@@ -34,6 +34,16 @@ impl Default for Limits {
 }
 
 impl Limits {
+    /// The `maxItems` of a list of the root object of `role`'s reply: what
+    /// a reply cut off in that list must already hold to lose nothing.
+    pub fn cap(&self, role: Role, list: &str) -> usize {
+        match (role, list) {
+            (Role::Plan, "queries" | "new_queries") => self.max_queries.max(1) as usize,
+            (Role::Review, "verdicts" | "sources") if !self.ids.is_empty() => self.ids.len(),
+            _ => self.max_items.max(1) as usize,
+        }
+    }
+
     fn strings(&self) -> Value {
         json!({ "type": "array", "items": { "type": "string" }, "maxItems": self.max_items })
     }

@@ -78,7 +78,8 @@ fn lenient_f64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error>
 
 #[derive(Debug, Deserialize)]
 pub struct PlanWire {
-    #[serde(default)]
+    /// Required: a plan whose reflection is missing (a reply cut off
+    /// after its queries) is a failed reply, not an empty reflection.
     pub reflection: Reflection,
     #[serde(alias = "new_queries")]
     pub queries: Vec<QueryItem>,
@@ -185,7 +186,8 @@ fn id_list(ids: &[SourceId]) -> String {
 pub struct DraftWire {
     #[serde(alias = "markdown", alias = "draft", alias = "answer_markdown", deserialize_with = "lenient_string")]
     pub answer: String,
-    #[serde(default)]
+    /// Required: without it nothing the answer says can be checked (an
+    /// explicit `[]` is an answer that claims nothing).
     pub claims: Vec<ClaimWire>,
     /// The draft's own critique (`llm.self_check`), in the same reply.
     #[serde(default)]
@@ -263,7 +265,18 @@ impl DraftWire {
             .check
             .and_then(|v| serde_json::from_value::<CritiqueWire>(v).ok())
             .and_then(|w| w.into_critique(known).ok());
-        Ok((Draft { markdown: self.answer, claims: map_claims(self.claims, known)? }, check))
+        let claims = map_claims(self.claims, known)?;
+        // Sources were given: an answer citing none of them is not drawn
+        // from them (unless its own check says they do not answer).
+        let cites = !crate::engine::citations::citation_markers(&self.answer).is_empty()
+            || claims.iter().any(|c| !c.citations.is_empty());
+        if !known.is_empty() && !cites && !check.as_ref().is_some_and(|c| c.unanswered) {
+            return Err(format!(
+                "`answer` cites none of the sources given; cite each statement's source by id, like [{}]",
+                known[0].0
+            ));
+        }
+        Ok((Draft { markdown: self.answer, claims }, check))
     }
 }
 
@@ -429,13 +442,17 @@ mod tests {
 
     #[test]
     fn plan_accepts_strings_and_seed_shapes() {
-        let w: PlanWire =
-            parse(r#"{"new_queries": ["a b", {"query": "c", "intent": ["x", "y"], "aspect": ""}]}"#).unwrap();
+        let w: PlanWire = parse(
+            r#"{"reflection": {"plan": "p"}, "new_queries": ["a b", {"query": "c", "intent": ["x", "y"], "aspect": ""}]}"#,
+        )
+        .unwrap();
         let (_, q) = w.into_queries().unwrap();
         assert_eq!(q[0].text, "a b");
         assert_eq!((q[1].intent.as_str(), q[1].aspect.clone()), ("x; y", None));
-        let empty: PlanWire = parse(r#"{"queries": []}"#).unwrap();
+        let empty: PlanWire = parse(r#"{"reflection": {"plan": "p"}, "queries": []}"#).unwrap();
         assert!(empty.into_queries().unwrap_err().contains("empty"));
+        let no_reflection = parse::<PlanWire>(r#"{"queries": ["a b"]}"#).unwrap_err();
+        assert!(no_reflection.contains("missing field `reflection`"), "{no_reflection}");
     }
 
     #[test]

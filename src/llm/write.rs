@@ -1,12 +1,16 @@
-//! WRITE: the report streams token by token (through `ReportFilter`, so
-//! reasoning and the claims JSON never reach the screen); the claims after
-//! the `===CLAIMS===` line come in the same reply. They are never asked for
-//! by a second call: when they are missing or malformed, the draft's claims
-//! whose sources the report still cites stand in, and the engine verifies
-//! and marks what the report says either way.
+//! WRITE (`write_with_model = true`): the report streams token by token
+//! (through `ReportFilter`, so reasoning and the claims JSON never reach the
+//! screen); the claims after the `===CLAIMS===` line come in the same reply.
+//! A reply without that line was cut off and is refused (the engine's
+//! built-in writer takes over). Claims are never asked for by a second
+//! call: when they are malformed, the draft's claims whose sources the
+//! report still cites stand in, and the engine verifies and marks what the
+//! report says either way. Without `write_with_model` the report is the
+//! best draft, with no call (`report_from_draft`).
 
+use super::echo::echo_in_reply;
 use super::reasoner::{LlmReasoner, unavailable};
-use super::render::format_rules;
+use super::render::{CLAIMS_MARKER, format_rules};
 use super::stream::{ReportFilter, split_report};
 use super::structured;
 use super::wire::{ClaimsWire, map_claims};
@@ -51,15 +55,27 @@ impl LlmReasoner {
         let (body, claims_text) = split_report(&reply.text);
         let problem = if body.trim().is_empty() {
             Some("the report was empty".to_string())
+        } else if let Some(echo) = echo_in_reply(&body, &request.messages) {
+            Some(echo)
+        } else if claims_text.is_none() {
+            // The claims line closes every report: without it the report was
+            // cut off (or ignored the format), and half a report is no answer.
+            Some(format!(
+                "the report ended without its {CLAIMS_MARKER} line: it was cut off or did not follow the format"
+            ))
+        } else if claims_text.as_deref().is_some_and(structured::is_cut_off) {
+            // Cut in its claims: what the report says can no longer be checked
+            // against what it claims.
+            Some("the report's claims were cut off before their JSON closed".to_string())
         } else {
-            echo_of_prompt(&body, &request.messages)
+            None
         };
         if let Some(last_error) = problem {
             let e = ReasonerError::Malformed { role: "write".into(), attempts: 1, last_error };
             return self.finish(Err(e));
         }
         let parsed = claims_text
-            .ok_or_else(|| "no claims followed the report (the ===CLAIMS=== line was missing)".to_string())
+            .ok_or_else(|| format!("no claims followed the report (the {CLAIMS_MARKER} line was missing)"))
             .and_then(|t| structured::parse::<ClaimsWire>(&t))
             .and_then(|w| map_claims(w.claims, &prompt.known));
         let claims = match parsed {
@@ -72,27 +88,6 @@ impl LlmReasoner {
         };
         self.finish(Ok(WriteOutput { markdown: body, claims }))
     }
-}
-
-/// Chat-template markers that only appear when a server's template leaked
-/// the prompt into the reply.
-const TEMPLATE_MARKERS: &[&str] = &["<<SYS>>", "[INST]", "<start_of_turn>", "<|im_start|>", "<|system|>"];
-
-/// Why `body` is the prompt echoed back rather than a report: a template
-/// marker, or long lines copied from the instructions (the system prompt,
-/// or its folded copy at the head of the first user message; the data after
-/// it — question, draft, sources — is what a report may repeat).
-fn echo_of_prompt(body: &str, sent: &[super::endpoint::Message]) -> Option<String> {
-    if let Some(m) = TEMPLATE_MARKERS.iter().find(|m| body.contains(*m)) {
-        return Some(format!("the reply echoes the chat template (`{m}`)"));
-    }
-    let first = sent.first()?;
-    let instructions = match first.role {
-        "system" => first.content.as_str(),
-        _ => first.content.split("\n\n---\n\n").next().unwrap_or(""),
-    };
-    let copied = body.lines().map(str::trim).filter(|l| l.len() >= 40).filter(|l| instructions.contains(*l)).count();
-    (copied >= 2).then(|| format!("the reply repeats {copied} lines of the prompt's instructions"))
 }
 
 /// The draft's claims on sources the report cites (all of them when the
@@ -113,25 +108,16 @@ fn draft_claims_cited(ctx: &WriteContext, body: &str) -> Vec<Claim> {
     if on_cited.is_empty() { ctx.draft.claims.iter().filter(usable).cloned().collect() } else { on_cited }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::llm::endpoint::Message;
-
-    #[test]
-    fn a_reply_repeating_the_instructions_is_an_echo() {
-        let system = "# WRITE\n\nYou are the writer of a research agent. Turn the draft into the final\nreport for the person who asked, with every inline citation kept.\nKeep every inline citation [n] of the draft for the statements it supports.";
-        let sent = [
-            Message::system(system),
-            Message::user(
-                "QUESTION:\nWhy?\n<draft>\nA long sentence that a report may quote from its source text.\n</draft>",
-            ),
-        ];
-        let echo = "<<SYS>> # WRITE You are the writer";
-        assert!(echo_of_prompt(echo, &sent).unwrap().contains("template"));
-        let copy = "You are the writer of a research agent. Turn the draft into the final\nreport for the person who asked, with every inline citation kept.";
-        assert!(echo_of_prompt(copy, &sent).unwrap().contains("2 lines"));
-        let report = "The answer is short [1].\nA long sentence that a report may quote from its source text.";
-        assert_eq!(echo_of_prompt(report, &sent), None);
+/// The report without a call (`write_with_model = false`): the best draft
+/// as the model wrote it, with its claims, already checked once and checked
+/// again by VERIFY against what is printed.
+pub(super) fn report_from_draft(ctx: &WriteContext, stream: &ReportStream) -> WriteOutput {
+    let mut markdown = ctx.draft.markdown.trim().to_string();
+    if markdown.is_empty() {
+        markdown = "The sources found do not answer this question.".to_string();
     }
+    markdown.push('\n');
+    // The engine may have stopped listening (cancel): the body is returned whole anyway.
+    let _ = stream.send(markdown.clone());
+    WriteOutput { markdown, claims: ctx.draft.claims.clone() }
 }

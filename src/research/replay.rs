@@ -11,6 +11,7 @@ use std::borrow::Cow;
 use crate::engine::SessionStatus;
 use crate::engine::protocol::EventRecord;
 use crate::engine::state::SessionState;
+use crate::session::export::rich::{RichExportError, RichFormat, export_rich};
 use crate::session::export::{ExportFormat, IterationFile, export, iteration_files};
 use crate::session::summary::SessionSummary;
 use crate::session::{LogError, OpenError, Redactor, SessionDir, SessionStore, read_log};
@@ -92,6 +93,11 @@ impl Replayed {
     /// The session in an export format, redacted.
     pub fn export(&self, format: ExportFormat) -> String {
         self.redact(&export(&self.state, &self.summary, format)).into_owned()
+    }
+
+    /// The session as HTML, PDF or an evidence bundle, redacted.
+    pub fn export_rich(&self, format: RichFormat, now_ms: u64) -> Result<Vec<u8>, RichExportError> {
+        export_rich(&self.dir, &self.state, &self.summary, &self.redactor, format, now_ms)
     }
 
     /// One JSON file per iteration and `session.json`, redacted.

@@ -6,8 +6,6 @@
 //! `POST /run {"max_iters": 1000}` is refused exactly as `--max-iterations
 //! 1000` and `limits.max_iterations = 1000` are.
 
-use std::fmt;
-
 use serde::{Deserialize, Serialize};
 
 use crate::config::{AskPolicy, Config, Preset, ReasonerKind};
@@ -88,7 +86,7 @@ impl Field {
             Field::TokenBudget => "limits.token_budget",
             Field::Reasoner => "research.reasoner",
             Field::SourceMode => "research.source_mode",
-            Field::Sources => "search.chains",
+            Field::Sources => "search.sources",
             Field::Step => "research.step_mode",
             Field::Ask => "research.ask",
         }
@@ -128,56 +126,9 @@ impl RequestError {
     }
 }
 
-/// Which kinds of source a session searches (`--sources`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "snake_case")]
-pub enum Sources {
-    /// The local corpus only.
-    Local,
-    /// The configured web providers only.
-    Web,
-    /// Scholarly providers only.
-    Academic,
-    /// Every configured chain.
-    All,
-}
-
-impl Sources {
-    /// The chains of `configured` this choice keeps: each chain with only
-    /// its providers of that kind, chains left empty dropped.
-    fn chains(self, configured: &[Vec<String>]) -> Result<Vec<Vec<String>>, String> {
-        let keep = |p: &str| match self {
-            Sources::All => true,
-            Sources::Local => p == "local",
-            Sources::Web => matches!(p, "searxng" | "tavily" | "brave"),
-            Sources::Academic => matches!(p, "wikipedia" | "arxiv" | "openalex" | "semantic_scholar" | "europe_pmc"),
-        };
-        let chains: Vec<Vec<String>> = configured
-            .iter()
-            .map(|c| c.iter().filter(|p| keep(p)).cloned().collect::<Vec<_>>())
-            .filter(|c| !c.is_empty())
-            .collect();
-        if chains.is_empty() {
-            let named: Vec<&str> = configured.iter().flatten().map(String::as_str).collect();
-            return Err(format!(
-                "no configured provider is of the kind `{self}` (search.chains names {}); add one to search.chains",
-                named.join(", ")
-            ));
-        }
-        Ok(chains)
-    }
-}
-
-impl fmt::Display for Sources {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Sources::Local => "local",
-            Sources::Web => "web",
-            Sources::Academic => "academic",
-            Sources::All => "all",
-        })
-    }
-}
+/// Which kinds of source a session searches (`--sources`): the one
+/// vocabulary of `[search] sources`.
+pub use crate::search::SourceSet as Sources;
 
 impl ResearchRequest {
     /// `base` with this request's choices, validated as a configuration
@@ -201,7 +152,8 @@ impl ResearchRequest {
             c.research.source_mode = m;
         }
         if let Some(s) = self.sources {
-            c.search.chains = s.chains(&base.search.chains).map_err(|m| RequestError::new(Field::Sources, m))?;
+            c.search.sources = Some(s);
+            c.search.chains = s.chains(&c.web);
         }
         if let Some(step) = self.step {
             c.research.step_mode = step;
@@ -306,15 +258,18 @@ mod tests {
     }
 
     #[test]
-    fn sources_keep_the_chains_of_that_kind() {
+    fn sources_set_the_chains_of_that_kind() {
         let mut base = Config::default();
-        base.search.chains = vec![vec!["searxng".into(), "local".into()], vec!["local".into()]];
+        base.web.tavily_api_key_env = "SLEUTH_TEST_UNSET_TAVILY".into();
+        base.web.brave_api_key_env = "SLEUTH_TEST_UNSET_BRAVE".into();
         let local = ResearchRequest { sources: Some(Sources::Local), ..Default::default() }.apply(&base).expect("ok");
-        assert_eq!(local.search.chains, vec![vec!["local".to_string()], vec!["local".to_string()]]);
-        let web = ResearchRequest { sources: Some(Sources::Web), ..Default::default() };
-        assert_eq!(web.apply(&base).expect("ok").search.chains, vec![vec!["searxng".to_string()]]);
+        assert_eq!(local.search.chains, vec![vec!["local".to_string()]]);
+        let web = ResearchRequest { sources: Some(Sources::Web), ..Default::default() }.apply(&base).expect("ok");
+        assert_eq!(web.search.chains, vec![vec!["wikipedia".to_string()]], "no web provider configured");
         let academic = ResearchRequest { sources: Some(Sources::Academic), ..Default::default() };
-        assert_eq!(academic.apply(&base).expect_err("none").field, Field::Sources);
+        let academic = academic.apply(&base).expect("ok");
+        assert_eq!(academic.search.sources, Some(Sources::Academic));
+        assert!(academic.search.chains.iter().all(|c| c.len() == 1 && c[0] != "local"), "{:?}", academic.search.chains);
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! engine's `Searcher` port) that runs
 //! each query over the configured fallback chains with retries and circuit
 //! breakers (seed 001 §10). Providers: `local` (tantivy corpus), `opensearch`
-//! (a search cluster) and the web ones (SearXNG, Tavily, Brave).
+//! (a search cluster), the web ones (SearXNG, Tavily, Brave) and the
+//! keyless ones (Wikipedia, arXiv, OpenAlex, Semantic Scholar, Europe PMC).
 
 mod breaker;
 pub mod local;
@@ -10,11 +11,14 @@ pub mod opensearch;
 mod provider;
 pub mod registry;
 mod router;
+pub mod scholarly;
+pub mod sources;
 pub mod web;
 
 pub use breaker::{Breaker, BreakerState};
 pub use provider::SearchProvider;
 pub use router::{RouterSettings, SearchRouter};
+pub use sources::SourceSet;
 // The types of the engine's search port, under their old paths.
 pub use crate::engine::ports::{ChainAttempt, FetchedDoc, ProviderError, RoutedSearch, SearchHit, SearchQuery, Trip};
 pub use crate::text::canonical;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use super::SearchProvider;
 use super::local::{LocalConfig, LocalCorpus};
 use super::opensearch::{OpenSearchConfig, OpenSearchProvider};
+use super::scholarly::ScholarlyConfig;
 use super::web::WebConfig;
 
 /// What provider constructors may need.
@@ -13,6 +14,7 @@ pub struct BuildContext<'a> {
     pub local: &'a LocalConfig,
     pub web: &'a WebConfig,
     pub opensearch: &'a OpenSearchConfig,
+    pub scholarly: &'a ScholarlyConfig,
     /// The local corpus, opened once by whoever owns it and shared (asked
     /// only when a chain names `local`); `Err` says why it cannot open.
     pub corpus: &'a (dyn Fn() -> Result<Arc<LocalCorpus>, String> + Sync),
@@ -27,8 +29,20 @@ pub struct BuildError {
     pub message: String,
 }
 
-/// Providers by name: `local`, `opensearch`, `searxng`, `tavily`, `brave`.
-pub const KNOWN: &[&str] = &["local", "opensearch", "searxng", "tavily", "brave"];
+/// Providers by name: `local`, `opensearch`, `searxng`, `tavily`, `brave`,
+/// and the keyless `wikipedia`, `arxiv`, `openalex`, `semanticscholar`, `europepmc`.
+pub const KNOWN: &[&str] = &[
+    "local",
+    "opensearch",
+    "searxng",
+    "tavily",
+    "brave",
+    "wikipedia",
+    "arxiv",
+    "openalex",
+    "semanticscholar",
+    "europepmc",
+];
 
 pub fn build(name: &str, ctx: &BuildContext<'_>) -> Result<Arc<dyn SearchProvider>, BuildError> {
     let err = |message: &str| BuildError { name: name.to_string(), message: message.to_string() };
@@ -39,6 +53,9 @@ pub fn build(name: &str, ctx: &BuildContext<'_>) -> Result<Arc<dyn SearchProvide
         }
         "opensearch" => Ok(Arc::new(OpenSearchProvider::new(ctx.opensearch).map_err(|m| err(&m))?)),
         "searxng" | "tavily" | "brave" => super::web::build(name, ctx.web).map_err(|m| err(&m)),
+        n if super::scholarly::NAMES.contains(&n) => {
+            super::scholarly::build(name, ctx.scholarly, ctx.web).map_err(|m| err(&m))
+        }
         _ => Err(err(&format!("unknown provider; known providers are {}", KNOWN.join(", ")))),
     }
 }
@@ -91,6 +108,7 @@ mod tests {
             local: &local,
             web: &web,
             opensearch: &OpenSearchConfig::default(),
+            scholarly: &ScholarlyConfig::default(),
             corpus: &no_corpus,
             progress: &progress,
         };
@@ -106,6 +124,7 @@ mod tests {
             local: &local,
             web: &web,
             opensearch: &OpenSearchConfig::default(),
+            scholarly: &ScholarlyConfig::default(),
             corpus: &no_corpus,
             progress: &quiet,
         };
@@ -122,6 +141,7 @@ mod tests {
             local: &local,
             web: &web,
             opensearch: &OpenSearchConfig::default(),
+            scholarly: &ScholarlyConfig::default(),
             corpus: &broken,
             progress: &|_| {},
         };

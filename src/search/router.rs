@@ -223,6 +223,7 @@ mod tests {
                 published: None,
                 site: None,
                 tier: None,
+                scholarly: None,
             }])
         }
         async fn fetch(&self, _: &SearchHit) -> Result<FetchedDoc, ProviderError> {

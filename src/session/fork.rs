@@ -105,6 +105,7 @@ fn ends_research(event: &Event) -> bool {
             | Event::ReportWritten { .. }
             | Event::Verified { .. }
             | Event::SessionEnded { .. }
+            | Event::Rechecked { .. }
     )
 }
 

@@ -3,10 +3,13 @@
 //! canonical locators (one source id for one page).
 
 pub mod canonical;
+mod digest;
 mod normalize;
+pub mod pages;
 mod sanitize;
 mod similarity;
 
+pub use digest::sha256_hex;
 pub use normalize::{contains_normalized, normalize_for_match};
 pub use sanitize::{sanitize, sanitize_inline};
 pub use similarity::{

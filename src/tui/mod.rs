@@ -9,6 +9,7 @@
 pub mod app;
 mod config;
 pub mod doc;
+pub mod files;
 pub mod keymap;
 pub mod layout;
 pub mod msg;
@@ -37,7 +38,7 @@ pub use theme::Theme;
 use crate::config::Preset;
 use crate::engine::tiers::SourceMode;
 use crate::engine::{EngineError, EngineHandle, SessionState};
-use crate::session::{DirTexts, LogError, SessionDir, read_log};
+use crate::session::{LogError, SessionDir, read_log};
 
 #[derive(Debug, thiserror::Error)]
 pub enum TuiError {
@@ -113,7 +114,7 @@ pub struct LiveEnd {
 pub async fn live(tui: &mut Tui, opts: &Options, session: LiveSession) -> Result<LiveEnd, TuiError> {
     let LiveSession { mut task, handle, state, session_dir } = session;
     let EngineHandle { commands, mut events } = handle;
-    let texts = DirTexts::new(SessionDir::at(&session_dir).sources_dir());
+    let texts = files::SessionFolder::new(&session_dir);
     let mut app = App::live(state, opts.theme.clone(), opts.keymap.clone());
     let link = runner::EngineLink { commands: &commands, events: &mut events, task: &mut task };
     let out = runner::run(&mut tui.terminal, &mut tui.input, &mut app, Some(link), Some(&texts)).await?;
@@ -170,7 +171,7 @@ pub fn review_records(records: Vec<crate::engine::protocol::EventRecord>, torn: 
 
 /// Shows a saved session, offline, until the user quits.
 pub async fn review(tui: &mut Tui, mut app: App, session_dir: &Path) -> Result<(), TuiError> {
-    let texts = DirTexts::new(SessionDir::at(session_dir).sources_dir());
+    let texts = files::SessionFolder::new(session_dir);
     runner::run(&mut tui.terminal, &mut tui.input, &mut app, None, Some(&texts)).await?;
     Ok(())
 }

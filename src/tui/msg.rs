@@ -31,6 +31,10 @@ pub enum Msg {
     Tick {
         now_ms: u64,
     },
+    /// After `Effect::Export`: the files written, or why not.
+    Exported {
+        result: Result<Vec<String>, String>,
+    },
 }
 
 impl Msg {
@@ -66,4 +70,6 @@ pub enum Effect {
     Start(PromptAnswer),
     /// The picker's choice: review this session folder.
     Open(PathBuf),
+    /// Write the session's report as HTML and PDF.
+    Export,
 }

@@ -129,13 +129,23 @@ fn wall_ms() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
 
-/// Runs `screen` until it exits. `texts` serves `Effect::LoadSource`.
+/// A session's files as the screen needs them: stored source texts
+/// (`Effect::LoadSource`) and exports (`Effect::Export`).
+pub trait SessionFiles: TextStore {
+    /// Writes the shared exports; the paths written.
+    fn export(&self) -> Result<Vec<String>, String> {
+        Err("this session cannot be exported from here".into())
+    }
+}
+
+/// Runs `screen` until it exits. `texts` serves `Effect::LoadSource` and
+/// `Effect::Export`.
 pub async fn run<B, S, I>(
     terminal: &mut Terminal<B>,
     input: &mut I,
     screen: &mut S,
     engine: Option<EngineLink<'_>>,
-    texts: Option<&dyn TextStore>,
+    texts: Option<&dyn SessionFiles>,
 ) -> io::Result<Outcome>
 where
     B: Backend,
@@ -171,6 +181,10 @@ where
                     Effect::LoadSource(id) => {
                         let text = texts.and_then(|t| t.get(id)).map(|t| t.to_string());
                         queue.push(Msg::SourceLoaded { id, text });
+                    }
+                    Effect::Export => {
+                        let result = texts.map_or(Err("no session folder to export from".into()), |t| t.export());
+                        queue.push(Msg::Exported { result });
                     }
                     exit => return Ok(Outcome { exit, draws, engine: engine_result }),
                 }

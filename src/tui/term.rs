@@ -43,6 +43,10 @@ impl Tui {
         let previous_hook: Hook = Arc::new(std::panic::take_hook());
         let hook = previous_hook.clone();
         std::panic::set_hook(Box::new(move |info| {
+            // A parser's panic caught as an error (a malformed PDF) is no crash.
+            if crate::resilience::panic_contained() {
+                return;
+            }
             restore();
             hook(info);
             eprintln!("{}", panic_note(log_file.as_deref()));

@@ -74,6 +74,18 @@ pub struct FakeState {
     pub schema_ignored: std::sync::atomic::AtomicBool,
     /// Every request to Ollama's native `/api/chat`, in order.
     pub native: Mutex<Vec<Value>>,
+    /// Cut this percentage of replies in half (chosen by a fixed spread
+    /// over the call count, so a run is repeatable), as a server that drops
+    /// the end of a reply does; `finish_reason` still says "stop".
+    pub truncate_percent: AtomicU32,
+    /// Replies cut so far, with the role they answered.
+    pub truncated: AtomicU32,
+    pub truncated_replies: Mutex<Vec<(String, String)>>,
+    /// Answer `{}` to every chat request, as Gemma 3 270M on
+    /// llama-cpp-python does to JSON requests.
+    pub empty_objects: std::sync::atomic::AtomicBool,
+    /// Chat requests answered so far (every role).
+    pub answered: AtomicU32,
 }
 
 pub struct FakeLlm {
@@ -246,6 +258,12 @@ impl Respond for Chat {
                 "error": { "message": format!("response_format type {format} is not supported by this server"), "type": "invalid_request_error" }
             }));
         }
+        let k = s.answered.fetch_add(1, Ordering::SeqCst);
+        if s.empty_objects.load(Ordering::SeqCst) {
+            return reply(s, &body, "{}".into());
+        }
+        // 37 is prime to 100: every window of 100 calls cuts the same share.
+        let cut = (k * 37) % 100 < s.truncate_percent.load(Ordering::SeqCst);
         let queued = s.queued.lock().unwrap().get_mut(&role).and_then(VecDeque::pop_front);
         let echo = s.echo.lock().unwrap().clone().unwrap_or_default();
         let delay = Duration::from_millis(s.delay_ms.load(Ordering::SeqCst));
@@ -259,6 +277,13 @@ impl Respond for Chat {
             }
             Some(Behaviour::Content(content)) => reply(s, &body, content),
             Some(Behaviour::Slow(d)) => reply(s, &body, default_content(s, &role, &body, n)).set_delay(d + delay),
+            None if cut => {
+                s.truncated.fetch_add(1, Ordering::SeqCst);
+                let content = default_content(s, &role, &body, n);
+                let half: String = content.chars().take(content.chars().count() / 2).collect();
+                s.truncated_replies.lock().unwrap().push((role.clone(), half.clone()));
+                reply(s, &body, half)
+            }
             None => reply(s, &body, default_content(s, &role, &body, n)),
         };
         if delay.is_zero() { t } else { t.set_delay(delay) }
@@ -327,6 +352,18 @@ fn claims_from(prompt: &str) -> (String, Vec<Value>) {
 /// `full_coverage_from`; the first asks for clarification if told to.
 fn critique_of(s: &FakeState, n: u32, user: &str) -> Value {
     let full = n >= s.full_coverage_from.load(Ordering::SeqCst);
+    // Gaps phrased as searches: with question-drawn plans, the pairs of the
+    // question's words the next plan would have searched (what a model's
+    // check names as missing); otherwise the missing aspect.
+    let gaps = if full {
+        json!([])
+    } else if s.queries_from_question.load(Ordering::SeqCst) {
+        let q = question_in(user);
+        let words: Vec<&str> = q.split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() > 3).collect();
+        json!(words.chunks(2).skip(n as usize % 2).take(2).map(|p| p.join(" ")).collect::<Vec<_>>())
+    } else {
+        json!(["gadgets"])
+    };
     let clarify = s.clarify_first.load(Ordering::SeqCst)
         && n == 1
         && !user.contains("ALREADY ASKED AND ANSWERED")
@@ -336,7 +373,7 @@ fn critique_of(s: &FakeState, n: u32, user: &str) -> Value {
         "issues": if full { json!([]) } else { json!([{ "severity": "medium", "description": format!("gadgets missing {n}"), "aspect": "gadgets" }]) },
         "aspects_required": ["widgets", "gadgets"],
         "aspects_addressed": if full { json!(["widgets", "gadgets"]) } else { json!(["widgets"]) },
-        "weak_aspects": [], "gaps": if full { json!([]) } else { json!(["gadgets"]) },
+        "weak_aspects": [], "gaps": gaps,
         "contradictions": [],
         "needs_clarification": if clarify { json!({ "question": "Which widget do you mean?", "options": ["the blue widget", "the red widget"] }) } else { Value::Null },
         "answer_relevance": 0.9,

@@ -54,6 +54,8 @@ pub struct ScriptedProvider {
     /// Queries containing this text return nothing.
     pub empty_for: Option<String>,
     pub delay: Duration,
+    /// Time each fetch takes (a politeness queue, a slow host).
+    pub fetch_delay: Duration,
     pub published: Option<String>,
     pub calls: AtomicU32,
     pub queries: Mutex<Vec<SearchQuery>>,
@@ -67,6 +69,7 @@ impl ScriptedProvider {
             fault: None,
             empty_for: None,
             delay: Duration::ZERO,
+            fetch_delay: Duration::ZERO,
             published: None,
             calls: AtomicU32::new(0),
             queries: Mutex::new(Vec::new()),
@@ -116,11 +119,15 @@ impl SearchProvider for ScriptedProvider {
                 published: self.published.clone(),
                 site: None,
                 tier: Some(1),
+                scholarly: None,
             })
             .collect())
     }
 
     async fn fetch(&self, hit: &SearchHit) -> Result<FetchedDoc, ProviderError> {
+        if !self.fetch_delay.is_zero() {
+            tokio::time::sleep(self.fetch_delay).await;
+        }
         let d = self.docs.iter().find(|d| d.locator == hit.locator).ok_or(ProviderError::permanent("404"))?;
         Ok(FetchedDoc::text(d.text.clone()))
     }

@@ -1,6 +1,6 @@
 use serde::{Deserialize, Serialize};
 
-use super::{Claim, DecisionReason, SourceId};
+use super::{Claim, DecisionReason, SourceId, StatementCheck};
 
 /// Why the loop stopped and wrote its report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -65,11 +65,20 @@ pub struct Verification {
     pub claims_checked: usize,
     pub claims_supported: usize,
     pub unsupported: Vec<UnsupportedClaim>,
+    /// Every cited sentence of the report, each checked against its
+    /// sources (`engine::check`); empty in logs written before it existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub statements: Vec<StatementCheck>,
 }
 
 impl Verification {
     pub fn all_verified(&self) -> bool {
-        self.unknown_ids.is_empty() && self.unsupported.is_empty()
+        self.unknown_ids.is_empty() && self.unsupported.is_empty() && self.statements.iter().all(|s| s.supported())
+    }
+
+    /// Cited sentences whose sources say what they say.
+    pub fn statements_supported(&self) -> usize {
+        self.statements.iter().filter(|s| s.supported()).count()
     }
 }
 

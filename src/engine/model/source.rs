@@ -62,4 +62,78 @@ pub struct SourceMeta {
     pub score: f32,
     pub text_len: usize,
     pub text_hash: String,
+    /// What a scholarly index knows about the work (authors, venue, DOI,
+    /// preprint or retracted); `None` for pages and files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scholarly: Option<Scholarly>,
+}
+
+/// Bibliographic metadata of a scholarly work, as its index gives it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Scholarly {
+    /// Display names, in the order of authorship.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub authors: Vec<String>,
+    /// Journal, proceedings or server (`arXiv`, `bioRxiv`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub venue: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub year: Option<i32>,
+    /// Bare DOI (`10.1234/abc`), without the resolver's URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doi: Option<String>,
+    /// Not peer reviewed (yet): an arXiv e-print, a bioRxiv posting.
+    #[serde(default)]
+    pub preprint: bool,
+    /// The work was retracted; REVIEW rejects it with that reason.
+    #[serde(default)]
+    pub retracted: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cited_by: Option<u64>,
+    /// The arXiv identifier (`2101.00001`), when the work is an e-print.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arxiv: Option<String>,
+    /// The PubMed identifier, when the work is in PubMed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pmid: Option<String>,
+    /// Where an open-access copy (a PDF or a page) can be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oa_url: Option<String>,
+}
+
+impl Scholarly {
+    /// `Smith`, `Smith and Jones`, `Smith et al.`: how a citation names the authors.
+    pub fn short_authors(&self) -> Option<String> {
+        // `Ada Lovelace` → Lovelace; `Nakamura H` (family name first, then
+        // initials, as PubMed writes names) → Nakamura.
+        let family = |a: &String| {
+            let words: Vec<&str> = a.split_whitespace().collect();
+            let initials = |w: &str| w.len() <= 3 && w.chars().all(|c| c.is_uppercase() || c == '.');
+            match words.as_slice() {
+                [first, .., last] if initials(last) => first.to_string(),
+                [.., last] => last.to_string(),
+                [] => a.clone(),
+            }
+        };
+        match self.authors.as_slice() {
+            [] => None,
+            [a] => Some(family(a)),
+            [a, b] => Some(format!("{} and {}", family(a), family(b))),
+            [a, ..] => Some(format!("{} et al.", family(a))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn citations_name_authors_by_family_name() {
+        let s = |a: &[&str]| Scholarly { authors: a.iter().map(|x| x.to_string()).collect(), ..Scholarly::default() };
+        assert_eq!(s(&["Ada Lovelace"]).short_authors().as_deref(), Some("Lovelace"));
+        assert_eq!(s(&["Nakamura H", "Bauer KJ"]).short_authors().as_deref(), Some("Nakamura and Bauer"));
+        assert_eq!(s(&["A Smith", "B Jones", "C Wu"]).short_authors().as_deref(), Some("Smith et al."));
+        assert_eq!(s(&[]).short_authors(), None);
+    }
 }

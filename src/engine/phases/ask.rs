@@ -2,7 +2,7 @@
 //! id; the loop waits for `Command::Answer` with that id.
 
 use crate::engine::model::Clarification;
-use crate::engine::model::{Phase, Role};
+use crate::engine::model::Role;
 use crate::engine::protocol::Event;
 use crate::engine::reasoner::ClarifyContext;
 use crate::engine::run::{Engine, EngineError};
@@ -16,25 +16,23 @@ impl Engine {
         // question to put, and a clarify call would only re-read it.
         let named = from_critique.clone().filter(|c| c.options.iter().filter(|o| !o.trim().is_empty()).count() >= 2);
         let reply = match named {
-            Some(c) => Ok(c),
+            Some(c) => Some(c),
             None => {
                 let ctx = ClarifyContext { question: self.question(), critique, sources: self.usable_docs() };
-                let reasoner = self.reasoner.clone();
-                let Some(reply) = self.reason(Role::Clarify, async move { reasoner.clarify(ctx).await }).await? else {
+                let Some(reply) =
+                    self.reason_or_hand_over(Role::Clarify, ctx, |r, c| async move { r.clarify(c).await }).await?
+                else {
                     return Ok(());
                 };
                 reply
             }
         };
         let clarification = match reply {
-            Ok(c) => c,
-            Err(e) => {
-                self.emit_error(Phase::Clarify, e.to_string())?;
-                from_critique.unwrap_or_else(|| Clarification {
-                    question: format!("What exactly do you mean by: {}?", self.state.question()),
-                    options: Vec::new(),
-                })
-            }
+            Some(c) => c,
+            None => from_critique.unwrap_or_else(|| Clarification {
+                question: format!("What exactly do you mean by: {}?", self.state.question()),
+                options: Vec::new(),
+            }),
         };
         let clarification = Clarification {
             question: sanitize_inline(&clarification.question),

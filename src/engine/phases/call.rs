@@ -4,11 +4,14 @@
 //! model call, including the calls of a role that failed or was cancelled.
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
-use crate::engine::model::Role;
-use crate::engine::reasoner::{ReasonerError, Reply};
+use crate::engine::model::{Degradation, Role};
+use crate::engine::protocol::Event;
+use crate::engine::reasoner::{Reasoner, ReasonerError, Reply};
 use crate::engine::run::{Engine, EngineError, Phase};
+use crate::engine::takeover::{Takeover, takeover_due};
 
 /// Share of the time limit kept for WRITE: research calls, and the loop,
 /// stop where it begins, so the report is written within the limit.
@@ -81,6 +84,52 @@ impl Engine {
             }
             Some(Err(e)) => Some(Err(e)),
         })
+    }
+
+    /// Runs `call` (a role of the reasoner, on `ctx`) through `reason`.
+    /// `Some(None)`: it failed and the error is recorded, so the phase falls
+    /// back. When the failure shows the model cannot do the work
+    /// (`takeover_due`), the built-in reasoner takes over instead: it
+    /// answers this call at once and every call after it.
+    pub(crate) async fn reason_or_hand_over<C, T, F, Fut>(&mut self, role: Role, ctx: C, call: F) -> Phase<Option<T>>
+    where
+        C: Clone,
+        F: Fn(Arc<dyn Reasoner>, C) -> Fut,
+        Fut: Future<Output = Result<Reply<T>, ReasonerError>>,
+    {
+        let Some(out) = self.reason(role, call(self.reasoner.clone(), ctx.clone())).await? else { return Ok(None) };
+        let error = match out {
+            Ok(v) => return Ok(Some(Some(v))),
+            Err(e) => e,
+        };
+        let out = match self.hand_over(role, &error)? {
+            false => Err(error),
+            true => match self.reason(role, call(self.reasoner.clone(), ctx)).await? {
+                Some(out) => out,
+                None => return Ok(None),
+            },
+        };
+        match out {
+            Ok(v) => Ok(Some(Some(v))),
+            Err(e) => {
+                self.emit_error(role.into(), e.to_string())?;
+                Ok(Some(None))
+            }
+        }
+    }
+
+    /// Hands the session to the reasoner's stand-in when `error` of `role`
+    /// makes it due; true when it did. The failure is recorded in the
+    /// takeover (not as a phase that fell back: the stand-in does it).
+    fn hand_over(&mut self, role: Role, error: &ReasonerError) -> Result<bool, EngineError> {
+        let Some(cause) = takeover_due(&self.state, role, error) else { return Ok(false) };
+        let Some(stand_in) = self.reasoner.stand_in() else { return Ok(false) };
+        let iteration = self.state.iteration();
+        let takeover = Takeover { iteration, role, cause, error: error.to_string() };
+        self.emit(Event::BuiltinTookOver { takeover })?;
+        self.emit(Event::DegradedMode { iteration, cause: Degradation::ModelFailed { phases: vec![role] } })?;
+        self.reasoner = stand_in;
+        Ok(true)
     }
 
     /// The usage of calls whose role failed or was cancelled.

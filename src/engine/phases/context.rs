@@ -30,7 +30,10 @@ impl Engine {
         let ids: Vec<SourceId> = self.state.usable_sources().map(|s| s.meta.id).collect();
         let mut docs: Vec<SourceDoc> = ids.into_iter().filter_map(|id| self.doc(id)).collect();
         if let Some(i) = &self.state.interpretation {
-            docs.retain(|d| self.state.pinned.contains(&d.meta.id) || i.keeps_source(&d.text));
+            let texts: Vec<&str> = docs.iter().map(|d| &*d.text).collect();
+            let keeps = i.keeps_sources(&texts);
+            let mut keeps = keeps.into_iter();
+            docs.retain(|d| keeps.next().unwrap_or(true) || self.state.pinned.contains(&d.meta.id));
         }
         docs.sort_by(|a, b| {
             let (ra, rb) = (a.relevance.unwrap_or(0.0), b.relevance.unwrap_or(0.0));

@@ -1,7 +1,7 @@
 //! DRAFT and CRITIQUE.
 
 use crate::engine::fallback;
-use crate::engine::model::{Draft, Phase, Role};
+use crate::engine::model::{Draft, Role};
 use crate::engine::monitor::{TierText, compare_tiers};
 use crate::engine::protocol::Event;
 use crate::engine::reasoner::{CritiqueContext, DraftContext};
@@ -11,6 +11,11 @@ use crate::engine::tiers::SourceMode;
 impl Engine {
     pub(crate) async fn draft_phase(&mut self, n: u32) -> Result<(), EngineError> {
         let sources = self.usable_docs();
+        if sources.is_empty() {
+            // Nothing to draft from: no call can succeed, so none is made.
+            let reason = "no usable source is left to draft from".to_string();
+            return self.emit(Event::NoValidSources { iteration: n, reason, strict: Some(false) });
+        }
         let previous = self.state.iterations.iter().rev().skip(1).find_map(|it| it.draft.clone());
         let previous_critique = self.state.iterations.iter().rev().skip(1).find_map(|it| it.critique.clone());
         let ctx = DraftContext {
@@ -28,17 +33,11 @@ impl Engine {
                 Vec::new()
             },
         };
-        let reasoner = self.reasoner.clone();
-        let Some(reply) = self.reason(Role::Draft, async move { reasoner.draft(ctx).await }).await? else {
+        let Some(reply) = self.reason_or_hand_over(Role::Draft, ctx, |r, c| async move { r.draft(c).await }).await?
+        else {
             return Ok(());
         };
-        let draft = match reply {
-            Ok(d) => d,
-            Err(e) => {
-                self.emit_error(Phase::Draft, e.to_string())?;
-                fallback::draft(&sources, previous.as_ref())
-            }
-        };
+        let draft = reply.unwrap_or_else(|| fallback::draft(&sources, previous.as_ref()));
         self.emit(Event::Drafted { iteration: n, draft })
     }
 
@@ -66,17 +65,12 @@ impl Engine {
             planned_aspects,
             answered_asks,
         };
-        let reasoner = self.reasoner.clone();
-        let Some(reply) = self.reason(Role::Critique, async move { reasoner.critique(ctx).await }).await? else {
+        let Some(reply) =
+            self.reason_or_hand_over(Role::Critique, ctx, |r, c| async move { r.critique(c).await }).await?
+        else {
             return Ok(());
         };
-        let mut critique = match reply {
-            Ok(c) => c,
-            Err(e) => {
-                self.emit_error(Phase::Critique, e.to_string())?;
-                fallback::critique(self.state.question(), &draft)
-            }
-        };
+        let mut critique = reply.unwrap_or_else(|| fallback::critique(self.state.question(), &draft));
         if self.settings.source_mode == SourceMode::Monitor {
             let docs = self.usable_docs();
             let texts: Vec<TierText<'_>> =

@@ -234,6 +234,7 @@ mod tests {
                 score: 1.0,
                 text_len: 10,
                 text_hash: String::new(),
+                scholarly: None,
             },
             verdict: None,
             duplicates: Vec::new(),

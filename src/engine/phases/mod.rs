@@ -3,7 +3,6 @@
 //! emits nothing more and the loop turns to writing the report.
 
 mod ask;
-mod backed;
 pub(crate) mod call;
 mod context;
 mod draft;

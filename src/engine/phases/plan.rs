@@ -6,11 +6,11 @@ use std::collections::{BTreeMap, HashSet};
 
 use crate::engine::fallback;
 use crate::engine::memory::MemoryEntry;
-use crate::engine::model::{Phase, Role};
+use crate::engine::model::Role;
 use crate::engine::model::{PlannedQuery, Refinement, Reflection, SuggestedRefinement};
 use crate::engine::protocol::Event;
 use crate::engine::reasoner::{PlanContext, PlanOutput};
-use crate::engine::refine::{QueryYield, apply_keywords, apply_mechanics, select_strategy};
+use crate::engine::refine::{QueryYield, apply_keywords, apply_mechanics, excludable, select_strategy, words_of};
 use crate::engine::run::{Engine, EngineError};
 use crate::engine::state::{QueryResult, SessionState};
 use crate::engine::tiers::SourceMode;
@@ -32,7 +32,7 @@ impl Engine {
             memories: memories.clone(),
         };
         let Some((reflection, queries)) = self.ask_planner(ctx).await? else { return Ok(()) };
-        let queries = tidy_queries(queries, self.max_queries());
+        let queries = tidy_queries(queries, self.max_queries(), self.state.question());
         let queries = if queries.is_empty() {
             fallback::plan(self.state.question(), self.state.said_constraints(), self.max_queries()).1
         } else {
@@ -77,7 +77,7 @@ impl Engine {
             memories: Vec::new(),
         };
         let Some((reflection, planned)) = self.ask_planner(ctx).await? else { return Ok(()) };
-        let planned = tidy_queries(planned, usize::MAX);
+        let planned = tidy_queries(planned, usize::MAX, self.state.question());
         let yields: Vec<QueryYield> = previous.iter().map(|(text, hits)| QueryYield { text, hits: *hits }).collect();
         let max = self.max_queries();
         // Exclusions earlier refinements computed: they applied to the
@@ -136,16 +136,13 @@ impl Engine {
     async fn ask_planner(&mut self, ctx: PlanContext) -> Result<Option<(Reflection, Vec<PlannedQuery>)>, EngineError> {
         let (question, max) = (ctx.question.clone(), ctx.max_queries);
         let said = self.state.said_constraints().to_vec();
-        let reasoner = self.reasoner.clone();
-        let Some(reply) = self.reason(Role::Plan, async move { reasoner.plan(ctx).await }).await? else {
+        let Some(reply) = self.reason_or_hand_over(Role::Plan, ctx, |r, c| async move { r.plan(c).await }).await?
+        else {
             return Ok(None);
         };
         Ok(Some(match reply {
-            Ok(PlanOutput { reflection, queries }) => (reflection, queries),
-            Err(e) => {
-                self.emit_error(Phase::Plan, e.to_string())?;
-                fallback::plan(&question, &said, max)
-            }
+            Some(PlanOutput { reflection, queries }) => (reflection, queries),
+            None => fallback::plan(&question, &said, max),
         }))
     }
 
@@ -189,17 +186,51 @@ fn with_filtered_sites(suggestion: &mut Option<SuggestedRefinement>, state: &Ses
     }
 }
 
-/// Model output is untrusted: one-line, non-empty, distinct queries.
-fn tidy_queries(queries: Vec<PlannedQuery>, max: usize) -> Vec<PlannedQuery> {
+/// Model output is untrusted: one-line, non-empty, distinct queries, whose
+/// exclusions never remove what is searched for — a word of the query
+/// itself or of the question (a planner excluding "lifetime" from a question
+/// about lifetimes would keep every page that answers it away).
+fn tidy_queries(queries: Vec<PlannedQuery>, max: usize, question: &str) -> Vec<PlannedQuery> {
     let mut seen = std::collections::HashSet::new();
+    let asked: HashSet<String> = words_of(question).into_iter().collect();
     queries
         .into_iter()
         .map(|mut q| {
             q.text = sanitize_inline(&q.text).trim().to_string();
             q.intent = sanitize_inline(&q.intent).trim().to_string();
+            let words = words_of(&q.text);
+            let mut exclude: Vec<String> = Vec::new();
+            for t in std::mem::take(&mut q.exclude) {
+                let t = sanitize_inline(&t).trim().to_string();
+                let names_asked = !t.starts_with("site:") && words_of(&t).iter().any(|w| asked.contains(w));
+                if excludable(&t, &words) && !names_asked && !exclude.contains(&t) {
+                    exclude.push(t);
+                }
+            }
+            q.exclude = exclude;
             q
         })
         .filter(|q| !q.text.is_empty() && seen.insert(normalize_for_match(&q.text)))
         .take(max)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn planned_exclusions_never_remove_the_query_or_the_question_words() {
+        let mut q = PlannedQuery::new("borrow checker rules", "x");
+        q.exclude = vec![
+            "Borrow".into(),
+            "lifetimes".into(),
+            "checker rules".into(),
+            "async".into(),
+            "site:example.com".into(),
+            "ab".into(),
+        ];
+        let out = tidy_queries(vec![q], 5, "How do lifetimes relate to the borrow checker?");
+        assert_eq!(out[0].exclude, vec!["async".to_string(), "site:example.com".to_string()]);
+    }
 }

@@ -10,7 +10,7 @@ use crate::engine::protocol::Event;
 use crate::engine::quality::{quality_report, skip_rejection};
 use crate::engine::reasoner::{ReviewContext, SourceDoc};
 use crate::engine::run::{Engine, EngineError};
-use crate::engine::tiers::{STRICT_REASON_PREFIX, SourceMode, admits};
+use crate::engine::tiers::{RETRACTED, STRICT_REASON_PREFIX, SourceMode, admits};
 
 /// The review's reason for a source that is not about the question.
 const OFF_TOPIC: &str = "off_topic";
@@ -26,7 +26,19 @@ impl Engine {
         let mut candidates = Vec::new();
         for id in new_ids {
             let Some(doc) = self.doc(id) else { continue };
-            if admits(mode, doc.meta.tier) || self.state.pinned.contains(&id) {
+            let pinned = self.state.pinned.contains(&id);
+            // A retracted work is no evidence, however relevant its text.
+            if doc.meta.scholarly.as_ref().is_some_and(|s| s.retracted) && !pinned {
+                filtered.push(SourceVerdict {
+                    id,
+                    kept: false,
+                    reason: Some(RETRACTED.into()),
+                    relevance: 0.0,
+                    signals: Vec::new(),
+                });
+                continue;
+            }
+            if admits(mode, doc.meta.tier) || pinned {
                 candidates.push(doc);
             } else {
                 // The site is the signal: when several filtered sources share
@@ -55,12 +67,13 @@ impl Engine {
                 kept,
                 found_again,
             };
-            let reasoner = self.reasoner.clone();
-            let Some(reply) = self.reason(Role::Review, async move { reasoner.review(ctx).await }).await? else {
+            let Some(reply) =
+                self.reason_or_hand_over(Role::Review, ctx, |r, c| async move { r.review(c).await }).await?
+            else {
                 return Ok(());
             };
             match reply {
-                Ok(verdicts) => {
+                Some(verdicts) => {
                     let (verdicts, missing) = complete(verdicts, &candidates);
                     if !missing.is_empty() {
                         // A failed batch (or a skipped source) is no evidence:
@@ -78,10 +91,7 @@ impl Engine {
                     all.extend(fallback::review(&missing));
                     all
                 }
-                Err(e) => {
-                    self.emit_error(Phase::Review, e.to_string())?;
-                    fallback::review(&candidates)
-                }
+                None => fallback::review(&candidates),
             }
         };
         verdicts.extend(filtered);
@@ -104,7 +114,9 @@ impl Engine {
             .unwrap_or_default();
         let report = quality_report(&verdicts, &skipped, &self.settings.review);
         self.emit(Event::Reviewed { iteration: n, verdicts, report })?;
-        if self.state.usable_sources().next().is_none() {
+        // The chosen meaning's filter counts: sources of the meaning the user
+        // ruled out are not there to draft from.
+        if self.usable_docs().is_empty() {
             let (reason, strict) = self.no_usable_reason(n);
             self.emit(Event::NoValidSources { iteration: n, reason, strict: Some(strict) })?;
         }
@@ -144,6 +156,11 @@ impl Engine {
     /// filtered out.
     fn no_usable_reason(&self, n: u32) -> (String, bool) {
         let Some(it) = self.state.iteration_record(n) else { return ("no sources".to_string(), false) };
+        let kept = self.state.usable_sources().count();
+        if kept > 0 {
+            let reason = format!("the {kept} sources kept are about a meaning the answer to the question ruled out");
+            return (reason, false);
+        }
         let new = it.new_sources.len();
         let hits: usize = it
             .queries

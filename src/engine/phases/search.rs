@@ -6,14 +6,19 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
+use std::future::Future;
+
 use futures::StreamExt;
+use tokio::time::Instant;
 
 use crate::engine::dedupe::NearDuplicates;
 use crate::engine::model::{Degradation, SourceId, SourceKind, SourceMeta};
+use crate::engine::phases::call::Share;
 use crate::engine::ports::{FetchedDoc, ProviderError, RoutedSearch, SearchHit, SearchQuery, Searcher};
 use crate::engine::protocol::Event;
 use crate::engine::refine::broaden;
 use crate::engine::run::{Engine, EngineError, now_ms};
+use crate::engine::tiers::scholarly_tier;
 use crate::text::canonical::{canonical_locator, site_of};
 use crate::text::{fingerprint, sanitize_inline, text_hash};
 
@@ -51,13 +56,27 @@ impl Engine {
         )
         .buffer_unordered(self.settings.search.concurrency.max(1));
 
+        // Searches and fetches end where research's share of the time limit
+        // does: a politeness queue (arXiv's three seconds, a slow host) must
+        // not carry the session past its limit.
+        let deadline = self.time_left(Share::Research).map(|left| Instant::now() + left);
         let mut done: Vec<QueryDone> = Vec::new();
         let mut failed = 0usize;
         loop {
-            let Some(next) = self.await_work(stream.next()).await? else { return Ok(()) };
-            let Some(q) = next else { break };
-            failed += usize::from(self.record_query(n, &q)?);
-            done.push(q);
+            let Some(next) = self.await_work(before(deadline, stream.next())).await? else { return Ok(()) };
+            match next {
+                Some(Some(q)) => {
+                    failed += usize::from(self.record_query(n, &q)?);
+                    done.push(q);
+                }
+                Some(None) => break,
+                None => {
+                    // Not a provider's failure: no degraded mode for these.
+                    drop(stream);
+                    self.record_unsearched(n, &done)?;
+                    break;
+                }
+            }
         }
         let total = done.len();
         if total > 0 && failed as f64 / total as f64 >= self.settings.search.degraded_failure_ratio {
@@ -65,7 +84,7 @@ impl Engine {
         }
         done.sort_by_key(|q| q.index);
         let candidates = rank_round_robin(done);
-        let Some(added) = self.fetch_candidates(n, candidates).await? else { return Ok(()) };
+        let Some(added) = self.fetch_candidates(n, candidates, deadline).await? else { return Ok(()) };
         self.emit(Event::SearchCompleted { iteration: n, new_sources: added })
     }
 
@@ -117,6 +136,32 @@ impl Engine {
         }
     }
 
+    /// The queries the time limit cut short, recorded as failed with that reason.
+    fn record_unsearched(&mut self, n: u32, done: &[QueryDone]) -> Result<(), EngineError> {
+        let cut: Vec<(usize, String)> = self
+            .state
+            .iteration_record(n)
+            .map(|it| {
+                it.queries
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| !done.iter().any(|d| d.index == *i))
+                    .map(|(i, q)| (i, q.query.text.clone()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        for (query_index, query) in &cut {
+            self.emit(Event::QueryFailed {
+                iteration: n,
+                query_index: *query_index,
+                query: query.clone(),
+                error: TIME_LIMIT_REACHED.to_string(),
+                attempts: 0,
+            })?;
+        }
+        Ok(())
+    }
+
     fn degrade(&mut self, n: u32, cause: Degradation) -> Result<(), EngineError> {
         if !self.state.degraded.contains(&cause) {
             self.emit(Event::DegradedMode { iteration: n, cause })?;
@@ -126,7 +171,12 @@ impl Engine {
 
     /// Fetches new candidates until `max_sources` are added or none are left.
     /// Returns how many sources were added, `None` if interrupted.
-    async fn fetch_candidates(&mut self, n: u32, candidates: Vec<Candidate>) -> Result<Option<usize>, EngineError> {
+    async fn fetch_candidates(
+        &mut self,
+        n: u32,
+        candidates: Vec<Candidate>,
+        deadline: Option<Instant>,
+    ) -> Result<Option<usize>, EngineError> {
         let max_new = self.settings.limits.max_sources.max(1) as usize;
         let known: HashMap<String, (SourceId, u32)> =
             self.state.sources.iter().map(|s| (s.meta.canonical.clone(), (s.meta.id, s.meta.iteration))).collect();
@@ -184,9 +234,24 @@ impl Engine {
                     (index, (canonical, c, r))
                 });
             }
-            let Some(next) = self.await_work(running.next()).await? else { return Ok(None) };
-            let Some((index, fetched)) = next else { break };
-            finished.insert(index, fetched);
+            let Some(next) = self.await_work(before(deadline, running.next())).await? else { return Ok(None) };
+            match next {
+                Some(Some((index, fetched))) => {
+                    finished.insert(index, fetched);
+                }
+                Some(None) => break,
+                // The time limit: fetches still waiting or running are dropped
+                // (their requests with them); those done are kept, in order.
+                None => {
+                    drop(running);
+                    for (_, (canonical, c, result)) in std::mem::take(&mut finished) {
+                        if self.record_fetch(n, canonical, c, result)? {
+                            added += 1;
+                        }
+                    }
+                    break;
+                }
+            }
         }
         Ok(Some(added))
     }
@@ -237,11 +302,15 @@ impl Engine {
         self.cache_text(id, text.clone());
         let locator = doc.final_locator.clone().unwrap_or_else(|| c.hit.locator.clone());
         let site = doc.site.or(c.hit.site.clone()).unwrap_or_else(|| site_of(&locator));
+        let scholarly = c.hit.scholarly.map(|s| *s);
+        // The tier table first (the user's word on a site), then what a
+        // scholarly index says of the work (published or preprint).
         let (tier, source_type) = match c.hit.tier {
             Some(t) => (Some(t), None),
-            None if c.hit.kind == SourceKind::Web => {
-                self.settings.tiers.lookup(&site).map_or((None, None), |e| (Some(e.tier), e.source_type.clone()))
-            }
+            None if c.hit.kind == SourceKind::Web => match self.settings.tiers.lookup(&site) {
+                Some(e) => (Some(e.tier), e.source_type.clone()),
+                None => scholarly.as_ref().map(scholarly_tier).map_or((None, None), |e| (Some(e.tier), e.source_type)),
+            },
             None => (None, None),
         };
         let meta = SourceMeta {
@@ -262,6 +331,7 @@ impl Engine {
             score: c.hit.score,
             text_len: text.len(),
             text_hash: text_hash(&text),
+            scholarly,
         };
         if let Some(index) = self.fingerprints.as_mut() {
             index.insert(id, &print, &title);
@@ -283,6 +353,17 @@ impl Engine {
             }
         }
         self.fingerprints = Some(index);
+    }
+}
+
+/// Why a query the time limit cut short has no result.
+pub(crate) const TIME_LIMIT_REACHED: &str = "not searched: the time limit was reached";
+
+/// `work`'s output, or `None` once `deadline` has passed.
+async fn before<T>(deadline: Option<Instant>, work: impl Future<Output = T>) -> Option<T> {
+    match deadline {
+        None => Some(work.await),
+        Some(d) => tokio::time::timeout_at(d, work).await.ok(),
     }
 }
 

@@ -1,7 +1,7 @@
 //! WRITE and VERIFY: the report from the best draft across iterations
 //! (seed 003), streamed as it is written, then every citation checked.
 
-use std::sync::Arc;
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use tokio::sync::mpsc;
@@ -9,12 +9,14 @@ use tokio::time::Instant;
 
 use super::call::Share;
 use crate::engine::caveats::{WRITER_FAILED, answer_lead, answer_status, caveats};
+use crate::engine::check::SourceDoc;
 use crate::engine::citations::{citation_markers, mark_unsupported, verify};
 use crate::engine::model::{Claim, Degradation, Draft, Phase, Report, Role, SourceId, StopReason, Verification};
 use crate::engine::protocol::Event;
 use crate::engine::reasoner::{ReasonerError, WriteContext, WriteOutput};
 use crate::engine::render::{assemble, fallback_body};
 use crate::engine::run::{Engine, EngineError};
+use crate::text::pages::{page_of, pages_label};
 
 enum WriteStep {
     Chunk(Option<String>),
@@ -38,7 +40,12 @@ impl Engine {
         let mut caveats = caveats(&self.state, stop, based_on, &self.settings.decide);
         let status = answer_status(&self.state, based_on);
         let has_material = draft.as_ref().is_some_and(|d| !d.claims.is_empty());
-        let (body, claims) = if stop == StopReason::Cancelled || draft.is_none() {
+        if let Some(t) = &self.state.takeover {
+            caveats.push(t.caveat());
+        }
+        // With no source to write from, no model call: the lead says why.
+        let nothing_to_cite = draft.as_ref().is_none_or(|d| d.cited_sources().is_empty()) && !self.has_usable_source();
+        let (body, claims) = if stop == StopReason::Cancelled || draft.is_none() || nothing_to_cite {
             (fallback_body(draft.as_ref()), draft.map(|d| d.claims).unwrap_or_default())
         } else {
             let draft = draft.unwrap_or_default();
@@ -57,6 +64,29 @@ impl Engine {
                 }
             }
         };
+        // Sources were found: a body citing none of them is not published as
+        // the answer (a draft of uncited prose, a writer that dropped every
+        // citation). Their quoted opening sentences stand in, and it shows.
+        let published_as_answer = has_material || answer_lead(&self.state, status, has_material).is_none();
+        let (body, claims, has_material) = if stop != StopReason::Cancelled
+            && published_as_answer
+            && citation_markers(&body).is_empty()
+            && self.has_usable_source()
+        {
+            let docs = self.usable_docs();
+            let quoted = crate::engine::fallback::draft(&docs, None);
+            self.emit_error(
+                Phase::Draft,
+                format!(
+                    "the report would cite none of the {} sources found; their quoted opening sentences stand in",
+                    docs.len()
+                ),
+            )?;
+            let material = !quoted.claims.is_empty();
+            (quoted.markdown, quoted.claims, material)
+        } else {
+            (body, claims, has_material)
+        };
         // Said first, whatever the writer wrote: the material is not an answer.
         let body = match answer_lead(&self.state, status, has_material) {
             Some(lead) if !has_material => lead,
@@ -70,18 +100,39 @@ impl Engine {
         // statements): every id the report uses is listed and checked.
         let verification = self.verify_claims(&format!("{body}\n\n{}", caveats.join("\n")), &claims);
         let cited: Vec<SourceId> = verification.cited.clone();
-        let marked = mark_unsupported(&super::backed::mark_unbacked(&body, &claims, &verification), &verification);
-        let markdown = assemble(&self.state, &marked, &cited, &caveats);
+        // Every cited sentence of the body was checked: those not backed are marked.
+        let marked = mark_unsupported(&body, &verification);
+        let pages = self.cited_pages(&claims, &verification);
+        let markdown = assemble(&self.state, &marked, &cited, &caveats, &pages);
         let report = Report { markdown, claims, based_on_iteration: based_on, caveats, stop, answer: status };
         self.emit(Event::ReportWritten { report })?;
         self.emit(Event::Verified { verification })?;
         self.checkpoint()
     }
 
+    /// For each cited paged source (a PDF), the pages its supported quotes
+    /// stand on: `p. 4`, `pp. 4, 7`.
+    fn cited_pages(&mut self, claims: &[Claim], verification: &Verification) -> BTreeMap<SourceId, String> {
+        let mut pages: BTreeMap<SourceId, Vec<u32>> = BTreeMap::new();
+        for c in claims.iter().flat_map(|c| &c.citations) {
+            if !verification.cited.contains(&c.source) {
+                continue;
+            }
+            let Some(text) = self.text_of(c.source) else { continue };
+            if let Some(p) = page_of(&text, &c.quote) {
+                pages.entry(c.source).or_default().push(p);
+            }
+        }
+        pages.into_iter().filter_map(|(id, p)| pages_label(&p).map(|l| (id, l))).collect()
+    }
+
     /// A written report is accepted only when it cites, keeps the source
     /// delimiters out, and its claims verify at least as the draft's did
     /// (a model that echoes its prompt, or answers "I don't know", fails).
     fn check_report(&mut self, out: &WriteOutput, draft: &Draft) -> Result<(), String> {
+        if let Some(kind) = json_shape(&out.markdown) {
+            return Err(format!("it is a JSON {kind}, not a report"));
+        }
         let text = out.markdown.to_lowercase();
         if let Some(tag) =
             ["<source", "</source", "<sources>", "</sources>", "<draft>", "</draft>"].iter().find(|t| text.contains(*t))
@@ -89,7 +140,8 @@ impl Engine {
             return Err(format!("it contains the prompt's source delimiters (`{tag}`)"));
         }
         let draft_cites = !draft.cited_sources().is_empty();
-        if draft_cites && citation_markers(&out.markdown).is_empty() {
+        // Sources were found: an answer that cites none of them is not one.
+        if (draft_cites || self.has_usable_source()) && citation_markers(&out.markdown).is_empty() {
             return Err("it cites no source".into());
         }
         let report = self.verify_claims(&out.markdown, &out.claims);
@@ -105,17 +157,30 @@ impl Engine {
         Ok(())
     }
 
+    /// Whether any source is left to cite.
+    fn has_usable_source(&mut self) -> bool {
+        !self.usable_docs().is_empty()
+    }
+
     /// Phases the model could not do (they fell back to the built-in
     /// reasoning): recorded as degraded mode, and a caveat naming them.
     fn reasoning_fallbacks(&mut self) -> Result<Option<String>, EngineError> {
         let mut failed: Vec<Role> = Vec::new();
+        // After a takeover the reasoner is the built-in: the failures before
+        // it were the model's, and so was the one that decided it.
+        let took_over = self.state.takeover.as_ref().map(|t| t.role);
         for e in &self.state.errors {
             if let Some(role) = e.phase.role()
-                && self.reasoner.uses_model(role)
+                && (took_over.is_some() || self.reasoner.uses_model(role))
                 && !failed.contains(&role)
             {
                 failed.push(role);
             }
+        }
+        if let Some(role) = took_over
+            && !failed.contains(&role)
+        {
+            failed.push(role);
         }
         if failed.is_empty() {
             return Ok(None);
@@ -145,10 +210,10 @@ impl Engine {
         ids.extend(claims.iter().flat_map(|c| c.citations.iter().map(|c| c.source)));
         ids.sort();
         ids.dedup();
-        let texts: Vec<(SourceId, Arc<str>)> =
-            ids.into_iter().filter_map(|id| self.normalized_text_of(id).map(|t| (id, t))).collect();
-        let text_of = |id: SourceId| texts.iter().find(|(i, _)| *i == id).map(|(_, t)| &**t);
-        verify(markdown, claims, &text_of)
+        let docs: Vec<(SourceId, SourceDoc)> =
+            ids.into_iter().filter_map(|id| self.text_of(id).map(|t| (id, SourceDoc::new(&t)))).collect();
+        let doc_of = |id: SourceId| docs.iter().find(|(i, _)| *i == id).map(|(_, d)| d);
+        verify(markdown, claims, &doc_of)
     }
 
     /// Runs WRITE, batching streamed text into `ReportDelta` events.
@@ -248,5 +313,30 @@ impl Engine {
                 last_flush = Instant::now();
             }
         }
+    }
+}
+
+/// `Some("array")` or `Some("object")` when `text` (code fences aside) is a
+/// JSON value rather than prose: a model that answered WRITE with its
+/// queries or its claims, not a report.
+fn json_shape(text: &str) -> Option<&'static str> {
+    let t = text.trim();
+    let t = t.strip_prefix("```json").or_else(|| t.strip_prefix("```")).unwrap_or(t);
+    let t = t.strip_suffix("```").unwrap_or(t).trim();
+    match serde_json::from_str::<serde_json::Value>(t) {
+        Ok(serde_json::Value::Array(_)) => Some("array"),
+        Ok(serde_json::Value::Object(_)) => Some("object"),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn json_in_place_of_a_report_is_recognised() {
+        assert_eq!(super::json_shape("[\"rust lifetimes\", \"borrow checker\"]"), Some("array"));
+        assert_eq!(super::json_shape("```json\n{\"claims\": []}\n```"), Some("object"));
+        assert_eq!(super::json_shape("Lifetimes bound references [1]."), None);
+        assert_eq!(super::json_shape("[1] says lifetimes bound references."), None);
     }
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::model::SourceKind;
+use crate::engine::model::{Scholarly, SourceKind};
 
 /// A query as providers receive it: text plus excluded terms, which each
 /// provider renders in its own syntax (`-term`, a MUST_NOT clause, …).
@@ -43,6 +43,9 @@ pub struct SearchHit {
     /// leave it to the `[source_tiers]` table.
     #[serde(default)]
     pub tier: Option<u8>,
+    /// Bibliographic metadata from a scholarly index (boxed: most hits have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scholarly: Option<Box<Scholarly>>,
 }
 
 /// A fetched source's extracted text and what extraction learned.

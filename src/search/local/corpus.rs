@@ -158,6 +158,19 @@ impl LocalCorpus {
         &self.layout.dir
     }
 
+    /// A query this corpus answers, for probes (`sleuth doctor`): the
+    /// title, of two to six words, of its longest indexed page.
+    pub fn sample_query(&self) -> Option<String> {
+        let manifest = super::manifest::Manifest::load(&self.layout.manifest_path()).ok()?;
+        manifest
+            .files
+            .values()
+            .filter(|r| r.state == super::manifest::FileState::Indexed)
+            .filter(|r| (2..=6).contains(&r.title.split_whitespace().count()))
+            .max_by(|a, b| a.words.cmp(&b.words).then(b.title.cmp(&a.title)))
+            .map(|r| crate::text::sanitize_inline(&r.title).to_lowercase())
+    }
+
     /// The canonical copy of `path` (itself unless it is a duplicate).
     pub fn canonical<'a>(&'a self, path: &'a str) -> &'a str {
         self.groups.get(path).map_or(path, String::as_str)

@@ -15,7 +15,9 @@ use tantivy::{Index, IndexWriter, TantivyDocument};
 use super::definitions::definition_doc;
 use super::discover::{FileEntry, WalkProblems, walk_with_folders};
 use super::dupes::{GroupRules, SimHasher, group, top_folder};
-use super::extract::{Block, Extracted, Page, Passage, SkipReason, decode_text, extract, passages};
+use super::extract::{
+    Block, Extracted, FileKind, Page, Passage, PdfProblem, SkipReason, decode_text, extract, extract_pdf, passages,
+};
 use super::manifest::{FileRecord, FileState, INDEX_VERSION, Manifest, primary_language};
 use super::schema::{Fields, KIND_PAGE, KIND_PASSAGE};
 use super::store::{IndexMeta, Layout};
@@ -277,30 +279,44 @@ pub fn read_file(entry: &FileEntry, cfg: &LocalConfig) -> FileRead {
         return done(skipped(SkipReason::TooLarge), Some(why));
     }
     // The raw bytes and the decoded text live only as long as it takes to
-    // make the clean text: a large file is held once at a time, not thrice.
-    let (text, reencoded) = {
+    // make the page: a large file is held once at a time, not thrice.
+    let (page, reencoded) = {
         // Only a regular file, opened without waiting (a pipe swapped in
         // after the walk is refused), and no larger than the limit now.
         let bytes = match crate::files::read_capped(&entry.abs, limit) {
             Ok(b) => b,
             Err(e) => return done(skipped(SkipReason::Unreadable), Some(e.to_string())),
         };
-        let (text, reencoded) = match decode_text(&bytes) {
-            Ok(t) => t,
-            Err(reason) => return done(skipped(reason), None),
-        };
-        // Terminal escapes and other control characters are not text (as
-        // for web pages): never indexed, stored or shown.
-        (crate::text::sanitize(&text), reencoded)
-    };
-    let extracted = extract(entry.kind, &text, &rel);
-    drop(text);
-    let page = match extracted {
-        Extracted::Page(p) => p,
-        Extracted::Redirect { .. } => {
-            return done(FileRecord::bare(entry.size, entry.mtime_ns, FileState::Redirect), None);
+        if entry.kind == FileKind::Pdf {
+            // A PDF is read from its bytes, page by page (`extract/pdf.rs`).
+            let stem = rel.rsplit('/').next().unwrap_or(&rel).trim_end_matches(".pdf").trim_end_matches(".PDF");
+            match extract_pdf(&bytes) {
+                Ok(pdf) => (pdf.to_page(stem), false),
+                Err(e) => {
+                    let reason = if matches!(e, PdfProblem::NoTextLayer { .. }) {
+                        SkipReason::NoTextLayer
+                    } else {
+                        SkipReason::Unreadable
+                    };
+                    return done(skipped(reason), Some(format!("{}: {e}", entry.abs.display())));
+                }
+            }
+        } else {
+            let (text, reencoded) = match decode_text(&bytes) {
+                Ok(t) => t,
+                Err(reason) => return done(skipped(reason), None),
+            };
+            // Terminal escapes and other control characters are not text (as
+            // for web pages): never indexed, stored or shown.
+            let text = crate::text::sanitize(&text);
+            match extract(entry.kind, &text, &rel) {
+                Extracted::Page(p) => (p, reencoded),
+                Extracted::Redirect { .. } => {
+                    return done(FileRecord::bare(entry.size, entry.mtime_ns, FileState::Redirect), None);
+                }
+                Extracted::Skipped(reason) => return done(skipped(reason), None),
+            }
         }
-        Extracted::Skipped(reason) => return done(skipped(reason), None),
     };
     let words = page.word_count();
     if words == 0 {

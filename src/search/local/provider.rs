@@ -50,6 +50,7 @@ impl SearchProvider for LocalProvider {
                     published: None,
                     site: Some(site(&h.path)),
                     tier: Some(self.tier),
+                    scholarly: None,
                 }
             })
             .collect())

@@ -68,6 +68,7 @@ impl OpenSearchProvider {
             published: None,
             site: Some(site),
             tier: Some(self.cfg.tier),
+            scholarly: None,
         }
     }
 

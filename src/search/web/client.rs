@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use reqwest::StatusCode;
+use reqwest::header::HeaderMap;
 use serde::de::DeserializeOwned;
 
 use super::WebConfig;
@@ -43,20 +44,35 @@ impl WebClient {
         self.fetcher.fetch(url).await
     }
 
-    pub(super) fn http(&self) -> &reqwest::Client {
+    pub(in crate::search) fn http(&self) -> &reqwest::Client {
         &self.http
     }
 
     /// Sends a search API request and reads its JSON answer. `hint` adds
     /// advice to a refused status (a bad key, a disabled format); `secret`
     /// is blanked out of any message, should a server echo it.
-    pub(super) async fn api_json<T: DeserializeOwned>(
+    pub(in crate::search) async fn api_json<T: DeserializeOwned>(
         &self,
         provider: &str,
         request: reqwest::RequestBuilder,
         hint: impl Fn(StatusCode) -> Option<String>,
         secret: Option<&str>,
     ) -> Result<T, ProviderError> {
+        let (_, body) = self.api_call(provider, request, hint, secret).await?;
+        serde_json::from_slice(&body)
+            .map_err(|e| ProviderError::permanent(format!("{provider}: unexpected answer (not its JSON format): {e}")))
+    }
+
+    /// Sends an API request; its headers and body when it succeeded (an API
+    /// that reports errors inside a 200, as MediaWiki's `maxlag` does, needs
+    /// both), the classified error otherwise.
+    pub(in crate::search) async fn api_call(
+        &self,
+        provider: &str,
+        request: reqwest::RequestBuilder,
+        hint: impl Fn(StatusCode) -> Option<String>,
+        secret: Option<&str>,
+    ) -> Result<(HeaderMap, Vec<u8>), ProviderError> {
         let redact = |e: ProviderError| redact(e, secret);
         let response = request
             .timeout(self.search_timeout)
@@ -68,18 +84,23 @@ impl WebClient {
             let headers = response.headers().clone();
             let (body, _) = read_capped(response, 2048, provider, self.search_timeout).await.unwrap_or_default();
             let mut e = status_error(provider, status, &headers, &String::from_utf8_lossy(&body));
-            if let (Some(h), ProviderError::Permanent { message }) = (hint(status), &mut e) {
-                message.push_str(&format!(" ({h})"));
+            if let Some(h) = hint(status) {
+                match &mut e {
+                    ProviderError::Permanent { message } | ProviderError::Transient { message, .. } => {
+                        message.push_str(&format!(" ({h})"))
+                    }
+                    ProviderError::Skipped { .. } => {}
+                }
             }
             return Err(redact(e));
         }
+        let headers = response.headers().clone();
         let (body, truncated) =
             read_capped(response, MAX_API_BYTES, provider, self.search_timeout).await.map_err(redact)?;
         if truncated {
             return Err(ProviderError::permanent(format!("{provider}: answer larger than {MAX_API_BYTES} bytes")));
         }
-        serde_json::from_slice(&body)
-            .map_err(|e| ProviderError::permanent(format!("{provider}: unexpected answer (not its JSON format): {e}")))
+        Ok((headers, body))
     }
 }
 

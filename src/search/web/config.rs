@@ -22,6 +22,9 @@ pub struct WebConfig {
     pub connect_timeout_secs: u64,
     /// Bytes read from one page at most; the rest is not downloaded.
     pub max_page_bytes: usize,
+    /// Bytes read from one PDF at most; a larger PDF is skipped (a PDF
+    /// cannot be read in part).
+    pub max_pdf_bytes: usize,
     /// Redirects followed per page; a loop stops at once.
     pub max_redirects: usize,
     pub user_agent: String,
@@ -29,6 +32,9 @@ pub struct WebConfig {
     pub per_host_concurrency: usize,
     /// Least time between the starts of two requests to one host.
     pub politeness_delay_ms: u64,
+    /// A contact address, sent only where an API asks for one (Wikimedia's
+    /// User-Agent policy, OpenAlex's polite pool, arXiv, Europe PMC).
+    pub contact_email: Option<String>,
 }
 
 impl Default for WebConfig {
@@ -43,10 +49,12 @@ impl Default for WebConfig {
             fetch_timeout_secs: 20,
             connect_timeout_secs: 5,
             max_page_bytes: 2 * 1024 * 1024,
+            max_pdf_bytes: 32 * 1024 * 1024,
             max_redirects: 5,
             user_agent: "sleuth (terminal research agent)".into(),
             per_host_concurrency: 2,
             politeness_delay_ms: 100,
+            contact_email: None,
         }
     }
 }
@@ -60,6 +68,7 @@ impl WebConfig {
             ("fetch_timeout_secs", self.fetch_timeout_secs, 1),
             ("connect_timeout_secs", self.connect_timeout_secs, 1),
             ("max_page_bytes", self.max_page_bytes as u64, 1024),
+            ("max_pdf_bytes", self.max_pdf_bytes as u64, 1024),
             ("per_host_concurrency", self.per_host_concurrency as u64, 1),
         ] {
             if x < min {
@@ -78,6 +87,17 @@ impl WebConfig {
                 v.push((format!("web.{key}"), format!("must be an http or https URL (got \"{url}\")")));
             }
         }
+        if let Some(mail) = &self.contact_email
+            && (!mail.contains('@') || mail.chars().any(|c| c.is_control() || c.is_whitespace() || c == ')'))
+        {
+            v.push((
+                "web.contact_email".into(),
+                format!(
+                    "must be an e-mail address, e.g. \"you@example.org\" (got \"{}\")",
+                    crate::text::sanitize_inline(mail)
+                ),
+            ));
+        }
         for (key, var) in
             [("tavily_api_key_env", &self.tavily_api_key_env), ("brave_api_key_env", &self.brave_api_key_env)]
         {
@@ -86,6 +106,23 @@ impl WebConfig {
             }
         }
         v
+    }
+}
+
+impl WebConfig {
+    /// The User-Agent for APIs that ask to be able to reach the client's
+    /// operator (Wikimedia's policy: `name/version (contact) library`):
+    /// the configured agent with the contact address, if one is set.
+    pub fn api_user_agent(&self) -> String {
+        let base = if self.user_agent == WebConfig::default().user_agent {
+            format!("sleuth/{}", env!("CARGO_PKG_VERSION"))
+        } else {
+            self.user_agent.clone()
+        };
+        match self.contact_email.as_deref().map(str::trim).filter(|m| !m.is_empty()) {
+            Some(mail) => format!("{base} (terminal research agent; mailto:{mail}) reqwest"),
+            None => format!("{base} (terminal research agent; no contact configured) reqwest"),
+        }
     }
 }
 
@@ -123,6 +160,7 @@ mod tests {
             .join("\n");
         let parsed: WebConfig = toml::from_str(&section).unwrap_or_else(|e| panic!("{e}\n{section}"));
         assert!(parsed.searxng_url.is_some(), "the example shows a SearXNG URL");
-        assert_eq!(WebConfig { searxng_url: None, ..parsed }, WebConfig::default());
+        assert!(parsed.contact_email.is_some(), "the example shows a contact address");
+        assert_eq!(WebConfig { searxng_url: None, contact_email: None, ..parsed }, WebConfig::default());
     }
 }

@@ -37,12 +37,13 @@ pub fn to_hit(raw: RawHit<'_>, rank: usize) -> Option<SearchHit> {
         published: raw.published.and_then(iso_date),
         site: Some(site),
         tier: None,
+        scholarly: None,
     })
 }
 
 /// Drops the `<strong>` highlighting some APIs put in snippets and decodes
 /// the few entities they use.
-fn strip_tags(s: &str) -> String {
+pub(in crate::search) fn strip_tags(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut in_tag = false;
     for c in s.chars() {

@@ -18,11 +18,14 @@ mod tavily;
 use std::sync::Arc;
 
 pub use brave::Brave;
-pub use client::WebClient;
+pub use client::{WebClient, shared};
 pub use config::WebConfig;
 pub use extract::{Extracted, extract_html, extract_plain, iso_date};
+pub(in crate::search) use hits::strip_tags;
+pub(in crate::search) use politeness::HostGate;
 pub use searxng::Searxng;
-pub use syntax::Exclusions;
+pub(in crate::search) use searxng::endpoint;
+pub use syntax::{Exclusions, with_operators};
 pub use tavily::Tavily;
 
 use crate::search::SearchProvider;
@@ -50,6 +53,11 @@ pub fn build(name: &str, cfg: &WebConfig) -> Result<Arc<dyn SearchProvider>, Str
         }
         other => Err(format!("`{other}` is not a web provider")),
     }
+}
+
+/// A server's requested wait (`Retry-After`, seconds or a date), as of now.
+pub(in crate::search) fn retry_after_of(headers: &reqwest::header::HeaderMap) -> Option<std::time::Duration> {
+    http::retry_after(headers, std::time::SystemTime::now())
 }
 
 fn api_key(var: &str, who: &str, key: &str) -> Result<String, String> {

@@ -52,7 +52,7 @@ impl Searxng {
 }
 
 /// `base` joined with `path`, keeping any path prefix the base has.
-pub(super) fn endpoint(base: &str, path: &str) -> Result<Url, String> {
+pub(in crate::search) fn endpoint(base: &str, path: &str) -> Result<Url, String> {
     let mut base = Url::parse(base.trim()).map_err(|e| format!("invalid URL `{base}`: {e}"))?;
     if !matches!(base.scheme(), "http" | "https") {
         return Err(format!("invalid URL `{base}`: only http and https are supported"));

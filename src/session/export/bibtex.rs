@@ -1,11 +1,13 @@
-//! BibTeX (biblatex) entries for the sources a report cites: `@online`
-//! for web pages, `@misc` for local files.
+//! BibTeX (biblatex) entries for the sources a report cites: `@article`
+//! for a published scholarly work, `@online` with its e-print for a
+//! preprint, `@online` for web pages, `@misc` for local files. A scholarly
+//! work carries its authors, venue, year, DOI and status.
 
 use std::fmt::Write;
 
 use super::cited_sources;
 use super::dates::{iso_date, published_parts};
-use crate::engine::model::SourceKind;
+use crate::engine::model::{Scholarly, SourceKind};
 use crate::engine::state::SessionState;
 use crate::text::sanitize_inline;
 
@@ -13,15 +15,23 @@ pub fn bibtex(state: &SessionState, session_id: &str) -> String {
     let mut out = String::new();
     for s in cited_sources(state) {
         let m = &s.meta;
-        let kind = if m.kind == SourceKind::Web { "online" } else { "misc" };
+        let kind = match (&m.scholarly, m.kind) {
+            (Some(w), _) if !w.preprint && w.venue.is_some() => "article",
+            (_, SourceKind::Web) => "online",
+            (_, SourceKind::Local) => "misc",
+        };
         let _ = writeln!(out, "@{kind}{{{},", key(session_id, m.id.0));
         field(&mut out, "title", &escape(&m.title));
+        if let Some(w) = &m.scholarly {
+            scholarly_fields(&mut out, w);
+        }
         match m.kind {
             SourceKind::Web => field(&mut out, "url", &url(&m.locator)),
             SourceKind::Local => field(&mut out, "howpublished", &format!("Local file: {}", escape(&m.locator))),
         }
         field(&mut out, "urldate", &iso_date(m.accessed_at_ms));
-        if let Some(p) = &m.published {
+        // A local file's date is when it was last modified, not published.
+        if let Some(p) = m.published.as_ref().filter(|_| m.kind == SourceKind::Web) {
             let parts = published_parts(p);
             if !parts.is_empty() {
                 let date: Vec<String> = parts
@@ -32,13 +42,46 @@ pub fn bibtex(state: &SessionState, session_id: &str) -> String {
                 field(&mut out, "date", &date.join("-"));
             }
         }
-        if !m.site.is_empty() {
+        if m.published.is_none()
+            && let Some(y) = m.scholarly.as_ref().and_then(|w| w.year)
+        {
+            field(&mut out, "date", &format!("{y:04}"));
+        }
+        if !m.site.is_empty() && m.scholarly.is_none() {
             field(&mut out, "organization", &escape(&m.site));
         }
         field(&mut out, "note", &format!("Cited as [{}] by sleuth session {}", m.id.0, escape(session_id)));
         out.push_str("}\n\n");
     }
     out
+}
+
+/// Authors, venue, DOI, e-print and status of a scholarly work.
+fn scholarly_fields(out: &mut String, w: &Scholarly) {
+    if !w.authors.is_empty() {
+        // Braced: a name is taken as written, not split by BibTeX's rules.
+        let names: Vec<String> = w.authors.iter().map(|a| format!("{{{}}}", escape(a))).collect();
+        field(out, "author", &names.join(" and "));
+    }
+    if let Some(v) = &w.venue {
+        field(out, if w.preprint { "howpublished" } else { "journaltitle" }, &escape(v));
+    }
+    if let Some(doi) = &w.doi {
+        field(out, "doi", &url(doi));
+    }
+    if let Some(id) = &w.arxiv {
+        field(out, "eprint", &escape(id));
+        field(out, "eprinttype", "arxiv");
+    }
+    if let Some(pmid) = &w.pmid {
+        field(out, "pmid", &escape(pmid));
+    }
+    if w.preprint {
+        field(out, "pubstate", "preprint");
+    }
+    if w.retracted {
+        field(out, "addendum", "Retracted");
+    }
 }
 
 /// `sleuth:<session id>:<n>`, stable across exports of the same session.

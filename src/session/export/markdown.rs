@@ -7,6 +7,7 @@ use std::fmt::Write;
 
 use super::dates::{iso_date, iso_datetime};
 use super::is_cited;
+use crate::engine::model::SourceKind;
 use crate::engine::state::{IterationRecord, QueryResult, SessionState, SourceEntry};
 use crate::session::summary::SessionSummary;
 use crate::text::{sanitize, sanitize_inline};
@@ -61,12 +62,18 @@ fn sources(out: &mut String, state: &SessionState) {
     out.push_str("\n## Sources\n\n");
     for s in &state.sources {
         let m = &s.meta;
-        let heading = m.heading.as_deref().map(|h| format!(" — {}", cell(h))).unwrap_or_default();
-        let published = m.published.as_deref().map(|p| format!(", published {}", cell(p))).unwrap_or_default();
+        let heading =
+            source_heading(&m.title, m.heading.as_deref()).map(|h| format!(" — {}", cell(h))).unwrap_or_default();
+        // A local file's date is when it was last modified, not published.
+        let dated = match m.kind {
+            SourceKind::Web => "published",
+            SourceKind::Local => "modified",
+        };
+        let published = m.published.as_deref().map(|p| format!(", {dated} {}", cell(p))).unwrap_or_default();
+        // The list is numbered by the citation ids themselves, once.
         let _ = writeln!(
             out,
-            "{}. [{}] {}{} — <{}> — accessed {}{} — {}",
-            m.id.0,
+            "- [{}] {}{} — <{}> — accessed {}{} — {}",
             m.id.0,
             cell(&m.title),
             heading,
@@ -76,6 +83,11 @@ fn sources(out: &mut String, state: &SessionState) {
             fate(state, s)
         );
     }
+}
+
+/// A passage's heading, unless it only repeats the page's title.
+pub(crate) fn source_heading<'a>(title: &str, heading: Option<&'a str>) -> Option<&'a str> {
+    heading.filter(|h| !h.trim().eq_ignore_ascii_case(title.trim()))
 }
 
 /// What became of a source: cited, kept, rejected (why), banned, pinned.
@@ -132,6 +144,12 @@ fn particulars(out: &mut String, state: &SessionState, summary: &SessionSummary)
     }
     for c in &state.constraints {
         let _ = writeln!(out, "- constraint: {}", cell(c));
+    }
+    for r in &state.rechecks {
+        let _ = writeln!(out, "- rechecked {}: {}", iso_datetime(r.at_ms), cell(&r.headline()));
+        for c in r.claims.iter().filter(|c| c.status.fallen()) {
+            let _ = writeln!(out, "  - {}: {} — {}", c.status.label(), cell(&c.text), cell(&c.why));
+        }
     }
 }
 

@@ -4,11 +4,16 @@
 //! passes it through the redactor, so an export never carries a secret.
 
 mod bibtex;
+pub mod bundle;
 mod csl;
 mod dates;
 mod iterations;
 mod json;
 mod markdown;
+pub mod rich;
+pub mod share;
+#[cfg(test)]
+mod tests_scholarly;
 
 use crate::engine::model::SourceId;
 use crate::engine::state::{SessionState, SourceEntry};

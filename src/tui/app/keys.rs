@@ -54,6 +54,13 @@ impl App {
             Action::SearchNext => self.search_step(1),
             Action::SearchPrev => self.search_step(-1),
             Action::Breakdown => self.open_breakdown(),
+            Action::Export => {
+                if self.state.report.is_some() {
+                    self.info("exporting the report as HTML and PDF …");
+                    return vec![Effect::Export];
+                }
+                self.info("no report to export yet: it is written when the research ends");
+            }
             Action::Step => return self.command(Command::Step),
             Action::Auto => return self.command(Command::Continue),
             Action::ForceOutput => return self.command(Command::ForceOutput),

@@ -284,6 +284,13 @@ impl App {
                 self.engine = Engine::Stopped { error };
                 Vec::new()
             }
+            Msg::Exported { result } => {
+                match result {
+                    Ok(files) => self.info(format!("wrote {}", files.join(" and "))),
+                    Err(e) => self.banner = Some(Banner::Error(format!("export failed: {e}"))),
+                }
+                Vec::new()
+            }
             Msg::SourceLoaded { id, text } => {
                 for o in &mut self.overlays {
                     if let Overlay::Source(view) = o

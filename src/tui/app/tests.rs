@@ -309,3 +309,16 @@ fn documents_are_cached_per_width_and_rebuilt_on_change() {
     app.refresh_docs();
     assert_eq!(app.docs.reflection.as_ref().unwrap().key.seq, app.state.last_seq, "a new event rebuilds");
 }
+
+#[test]
+fn the_export_key_asks_for_html_and_pdf_once_there_is_a_report() {
+    let mut searching = live(Stop::Searching);
+    assert_eq!(searching.update(ch('w')), vec![]);
+    assert!(matches!(&searching.banner, Some(Banner::Info(m)) if m.contains("no report")));
+    let mut done = live(Stop::Finished);
+    assert_eq!(done.update(ch('w')), vec![Effect::Export]);
+    done.update(Msg::Exported { result: Ok(vec!["a.html".into(), "a.pdf".into()]) });
+    assert!(matches!(&done.banner, Some(Banner::Info(m)) if m == "wrote a.html and a.pdf"));
+    done.update(Msg::Exported { result: Err("disk full".into()) });
+    assert!(matches!(&done.banner, Some(Banner::Error(m)) if m.contains("disk full")));
+}

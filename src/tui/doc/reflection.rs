@@ -34,6 +34,27 @@ pub fn count(n: usize, thing: &str) -> String {
     if n == 1 { format!("1 {thing}") } else { format!("{n} {thing}s") }
 }
 
+/// Which of a session's providers answered this iteration's queries and
+/// which never did; `None` when the session searches one provider only.
+fn providers_summary(chains: &[Vec<String>], it: &IterationRecord) -> Option<(Vec<String>, Vec<String>)> {
+    let configured: Vec<&String> = chains.iter().flatten().collect();
+    if configured.len() < 2 {
+        return None;
+    }
+    let mut answered: Vec<String> = Vec::new();
+    for q in &it.queries {
+        if let Some(QueryResult::Searched { provider, .. }) = &q.result {
+            for p in provider.split('+').filter(|p| !p.is_empty()) {
+                if !answered.iter().any(|a| a == p) {
+                    answered.push(inline(p));
+                }
+            }
+        }
+    }
+    let silent = configured.iter().filter(|c| !answered.iter().any(|a| a == c.as_str())).map(|c| inline(c)).collect();
+    Some((answered, silent))
+}
+
 /// "exclude a, b" and "add c", leaving out an empty list.
 fn keyword_parts(exclude: &[String], add: &[String]) -> Vec<String> {
     let mut parts = Vec::new();
@@ -121,6 +142,17 @@ fn logical(app: &App, it: &IterationRecord, width: usize) -> Vec<Line<'static>> 
     }
     for f in &it.fallbacks {
         out.push(Line::from(Span::styled(format!("  ↪ {}", inline(f)), t.severity_medium)));
+    }
+    if it.search_completed
+        && let Some(header) = &app.state.header
+        && let Some((answered, silent)) = providers_summary(&header.providers, it)
+    {
+        let mut spans = vec![text("  answered: ".into()), Span::styled(answered.join(", "), t.kept)];
+        if !silent.is_empty() {
+            spans.push(text(" · no answer: ".into()));
+            spans.push(Span::styled(silent.join(", "), t.rejected));
+        }
+        out.push(Line::from(spans));
     }
     if it.search_completed {
         out.push(Line::from(muted(format!(
@@ -237,7 +269,26 @@ pub fn lines(app: &App, width: usize) -> Vec<Line<'static>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::model::SuggestedRefinement;
+    use crate::engine::model::{PlannedQuery, SuggestedRefinement};
+    use crate::engine::state::QueryRecord;
+
+    #[test]
+    fn the_providers_that_answered_and_those_that_did_not_are_named() {
+        let searched = |provider: &str| QueryRecord {
+            query: PlannedQuery::new("q", ""),
+            result: Some(QueryResult::Searched { provider: provider.into(), hits: 3, reformulated_from: None }),
+        };
+        let it = IterationRecord {
+            queries: vec![searched("arxiv+openalex"), searched("openalex+europepmc")],
+            ..IterationRecord::default()
+        };
+        let chains: Vec<Vec<String>> =
+            ["arxiv", "openalex", "semanticscholar", "europepmc"].iter().map(|p| vec![p.to_string()]).collect();
+        let (answered, silent) = providers_summary(&chains, &it).expect("several providers");
+        assert_eq!(answered, ["arxiv", "openalex", "europepmc"]);
+        assert_eq!(silent, ["semanticscholar"]);
+        assert_eq!(providers_summary(&[vec!["local".into()]], &it), None, "one provider: nothing to say");
+    }
 
     #[test]
     fn a_suggestion_leaves_out_empty_keyword_lists() {

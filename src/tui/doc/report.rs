@@ -27,6 +27,13 @@ pub fn lines(app: &App, width: usize) -> Vec<Line<'static>> {
     let body = if let Some(r) = s.report.as_ref().filter(|_| !earlier) {
         let from = r.based_on_iteration.map_or(String::new(), |n| format!(" from the draft of iteration {n}"));
         let verified = match &s.verification {
+            Some(v) if !v.statements.is_empty() => format!(
+                " · {} of {} claims verified · {} of {} cited sentences backed",
+                v.claims_supported,
+                v.claims_checked,
+                v.statements_supported(),
+                v.statements.len()
+            ),
             Some(v) => format!(" · {} of {} claims verified", v.claims_supported, v.claims_checked),
             None => " · verifying…".to_string(),
         };
@@ -72,6 +79,19 @@ pub fn lines(app: &App, width: usize) -> Vec<Line<'static>> {
         }
         for id in &v.unknown_ids {
             out.push(Line::from(Span::styled(format!("  ✗ [{id}] names no retrieved source"), t.unverified)));
+        }
+    }
+    // `sleuth recheck`: the sources fetched again after the end.
+    if let Some(r) = s.rechecks.last().filter(|_| !earlier) {
+        out.push(Line::default());
+        let at = crate::session::export::iso_datetime(r.at_ms);
+        out.push(heading(t, format!("Rechecked {at}: {}", inline(&r.headline()))));
+        for c in r.claims.iter().filter(|c| c.status.fallen() || c.page_changed) {
+            let style = if c.status.fallen() { t.unverified } else { t.muted };
+            out.push(Line::from(vec![
+                Span::styled(format!("  {} ", c.status.label()), style),
+                Span::styled(format!("{} — {}", inline(&c.text), inline(&c.why)), t.text),
+            ]));
         }
     }
     wrap(out, width)

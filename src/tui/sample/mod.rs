@@ -286,6 +286,7 @@ impl Sample {
                 claims_checked: best.claims.len(),
                 claims_supported: best.claims.len().saturating_sub(unsupported.len()),
                 unsupported,
+                statements: Vec::new(),
             },
         });
         w.emit(Event::SessionEnded { outcome: Outcome::Finished });
@@ -366,6 +367,7 @@ impl Sample {
             score: 10.0 - (n % 10) as f32,
             text_len: source_text(n, self.hostile_source).len(),
             text_hash: format!("{n:016x}"),
+            scholarly: None,
         }
     }
 }

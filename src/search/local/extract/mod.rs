@@ -4,11 +4,17 @@
 
 mod html;
 mod markdown;
+mod pdf;
+#[cfg(any(test, feature = "test-support"))]
+mod pdf_writer;
 mod readable;
 mod scan;
 
 pub use html::extract_html;
 pub use markdown::{extract_markdown, extract_plain, link_sections};
+pub use pdf::{PdfProblem, PdfText, extract_pdf};
+#[cfg(any(test, feature = "test-support"))]
+pub use pdf_writer::test_pdf;
 
 /// A paragraph of prose or a block of code.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,6 +57,8 @@ pub enum SkipReason {
     Binary,
     TooLarge,
     Unreadable,
+    /// A PDF of scanned pages: no text layer to read.
+    NoTextLayer,
 }
 
 impl SkipReason {
@@ -62,6 +70,7 @@ impl SkipReason {
             SkipReason::Binary => "binary",
             SkipReason::TooLarge => "too large",
             SkipReason::Unreadable => "unreadable",
+            SkipReason::NoTextLayer => "scanned PDFs without a text layer",
         }
     }
 }
@@ -82,6 +91,8 @@ pub enum FileKind {
     Html,
     Markdown,
     Text,
+    /// Read from its bytes by `extract_pdf`, page by page.
+    Pdf,
 }
 
 impl FileKind {
@@ -91,6 +102,7 @@ impl FileKind {
             "html" | "htm" => Some(FileKind::Html),
             "md" | "markdown" => Some(FileKind::Markdown),
             "txt" => Some(FileKind::Text),
+            "pdf" => Some(FileKind::Pdf),
             _ => None,
         }
     }
@@ -124,6 +136,8 @@ pub fn extract(kind: FileKind, text: &str, rel_path: &str) -> Extracted {
             page
         }
         FileKind::Text => extract_plain(text, stem),
+        // A PDF is binary: `extract_pdf` reads its bytes, never this text.
+        FileKind::Pdf => return Extracted::Skipped(SkipReason::Binary),
     };
     if page.sections.is_empty() { Extracted::Skipped(SkipReason::Empty) } else { Extracted::Page(page) }
 }
