@@ -318,11 +318,13 @@ pub fn direct_answer(
             wanted.extend((first..=last).flat_map(|k| an.sentences[k].stems.iter().map(String::as_str)));
         }
         pieces.extend(spans.into_iter().map(|(first, last)| Piece::Span { source: p.source, first, last }));
-        if wants_code && examples < s.max_examples && n < 2 {
-            if let Some(block) = shortest_example(an, &p.part, &wanted) {
-                pieces.push(Piece::Code { source: p.source, block });
-                examples += 1;
-            }
+        if wants_code
+            && examples < s.max_examples
+            && n < 2
+            && let Some(block) = shortest_example(an, &p.part, &wanted)
+        {
+            pieces.push(Piece::Code { source: p.source, block });
+            examples += 1;
         }
     }
     DirectAnswer { pieces }

@@ -122,7 +122,7 @@ async fn a_how_to_answered_by_code_quotes_the_example_and_it_verifies() {
     let claim = draft.claims.iter().find(|c| c.text == code).unwrap_or_else(|| panic!("{:?}", draft.claims));
     assert_eq!(claim.citations[0].source, source.meta.id);
     // VERIFY finds every quote of the draft, the code's too, in its source.
-    let text = crate::text::normalize_for_match(&source.text);
-    let v = crate::engine::citations::verify(&draft.markdown, &draft.claims, &|_| Some(text.as_str()));
+    let checked = crate::engine::check::SourceDoc::new(&source.text);
+    let v = crate::engine::citations::verify(&draft.markdown, &draft.claims, &|_| Some(&checked));
     assert!(v.unsupported.is_empty(), "{v:?}");
 }
