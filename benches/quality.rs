@@ -17,8 +17,18 @@
 #[path = "support/local_session.rs"]
 mod local_session;
 
-use std::sync::Arc;
+use std::fs::File;
+use std::io::Write;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use sleuth::builtin::BuiltinReasoner;
+use sleuth::engine::model::{Clarification, Critique, Draft, Role, SourceVerdict};
+use sleuth::engine::reasoner::{
+    ClarifyContext, CritiqueContext, DraftContext, PlanContext, PlanOutput, Reasoner, ReasonerError, Reply,
+    ReportStream, ReviewContext, WriteContext, WriteOutput,
+};
 
 use serde::Deserialize;
 use sleuth::config::{Config, Overrides};
@@ -110,13 +120,61 @@ struct Row {
     detail: String,
 }
 
-async fn run_one(q: &Question, corpus: &Arc<LocalCorpus>, config: &Config) -> Row {
+/// The built-in reasoner, keeping the last draft's context: what the
+/// answer model weighed (`--units FILE` writes it, to fit `[builtin.answer]`).
+struct Recording {
+    inner: BuiltinReasoner,
+    last_draft: Mutex<Option<DraftContext>>,
+}
+
+#[async_trait]
+impl Reasoner for Recording {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+    fn uses_model(&self, role: Role) -> bool {
+        self.inner.uses_model(role)
+    }
+    async fn plan(&self, ctx: PlanContext) -> Result<Reply<PlanOutput>, ReasonerError> {
+        self.inner.plan(ctx).await
+    }
+    async fn review(&self, ctx: ReviewContext) -> Result<Reply<Vec<SourceVerdict>>, ReasonerError> {
+        self.inner.review(ctx).await
+    }
+    async fn draft(&self, ctx: DraftContext) -> Result<Reply<Draft>, ReasonerError> {
+        *self.last_draft.lock().unwrap() = Some(ctx.clone());
+        self.inner.draft(ctx).await
+    }
+    async fn critique(&self, ctx: CritiqueContext) -> Result<Reply<Critique>, ReasonerError> {
+        self.inner.critique(ctx).await
+    }
+    async fn write(&self, ctx: WriteContext, stream: ReportStream) -> Result<Reply<WriteOutput>, ReasonerError> {
+        self.inner.write(ctx, stream).await
+    }
+    async fn clarify(&self, ctx: ClarifyContext) -> Result<Reply<Clarification>, ReasonerError> {
+        self.inner.clarify(ctx).await
+    }
+}
+
+async fn run_one(q: &Question, corpus: &Arc<LocalCorpus>, config: &Config, units: Option<&Mutex<File>>) -> Row {
     // The baseline: plain BM25 over passages, one query, top 10 pages.
     let baseline_hits = corpus.search_with(&q.question, &[], 10, &Ranking::plain()).unwrap_or_default();
     let baseline: Vec<String> = baseline_hits.iter().map(|h| h.path.clone()).collect();
     let started = Instant::now();
-    let state = local_session::run_session(format!("bench-{}", q.id), &q.question, corpus, config).await;
+    let reasoner = Arc::new(Recording { inner: local_session::builtin(corpus, config), last_draft: Mutex::new(None) });
+    let state =
+        local_session::run_session_with(format!("bench-{}", q.id), &q.question, corpus, config, reasoner.clone()).await;
     let wall = started.elapsed();
+    if let (Some(out), Some(ctx)) = (units, reasoner.last_draft.lock().unwrap().as_ref()) {
+        let mut out = out.lock().unwrap();
+        for u in reasoner.inner.answer_units(ctx) {
+            let facts: Vec<&String> =
+                q.facts.iter().filter(|f| u.text.to_lowercase().contains(&f.to_lowercase())).collect();
+            let gold = q.gold.iter().any(|g| equivalent(g) == equivalent(&u.source));
+            let line = serde_json::json!({"id": q.id, "gold": gold, "facts": facts, "unit": u});
+            writeln!(out, "{line}").unwrap();
+        }
+    }
     let cited: Vec<String> = state
         .verification
         .as_ref()
@@ -146,6 +204,20 @@ async fn run_one(q: &Question, corpus: &Arc<LocalCorpus>, config: &Config) -> Ro
         state.iterations.iter().flat_map(|it| it.queries.iter().map(|q| q.query.text.clone())).collect();
     let gold: Vec<String> = q.gold.iter().map(|g| equivalent(g)).collect();
     let mark = |p: &String| if gold.contains(&equivalent(p)) { format!("*{p}") } else { p.clone() };
+    // Where each gold page stood: never found, or found and reviewed.
+    let seen: Vec<String> = q
+        .gold
+        .iter()
+        .map(|g| {
+            let entry = state.sources.iter().find(|e| equivalent(&e.meta.canonical) == equivalent(g));
+            match entry.and_then(|e| e.verdict.as_ref()) {
+                None if entry.is_some() => format!("{g} (found, not reviewed)"),
+                None => format!("{g} (never found)"),
+                Some(v) if v.kept => format!("{g} (kept {:.2})", v.relevance),
+                Some(v) => format!("{g} ({} {:.2})", v.reason.as_deref().unwrap_or("rejected"), v.relevance),
+            }
+        })
+        .collect();
     let detail = format!(
         "  aspects: {}\n  plan: {}\n  queries: {}\n  cited: {}\n  baseline: {}\n  gold: {}\n  facts missing: {}\n  first paragraph: {}\n",
         state
@@ -158,7 +230,7 @@ async fn run_one(q: &Question, corpus: &Arc<LocalCorpus>, config: &Config) -> Ro
         queries.join(" | "),
         cited.iter().map(mark).collect::<Vec<_>>().join(" "),
         baseline.iter().map(mark).collect::<Vec<_>>().join(" "),
-        q.gold.join(" "),
+        seen.join(" "),
         q.facts.iter().filter(|f| !report.contains(&f.to_lowercase())).cloned().collect::<Vec<_>>().join(", "),
         first_paragraph(state.report.as_ref().map(|r| r.markdown.as_str()).unwrap_or_default()),
     );
@@ -194,7 +266,17 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
+    let all: Vec<String> = std::env::args().skip(1).collect();
+    // `--units FILE`: every sentence the answer model weighed, with its
+    // signals and the facts it holds, one JSON object a line.
+    let units_file = all.iter().position(|a| a == "--units").and_then(|i| all.get(i + 1)).cloned();
+    let units = units_file.as_ref().map(|f| Mutex::new(File::create(f).expect("the --units file")));
+    let args: Vec<String> = all
+        .iter()
+        .enumerate()
+        .filter(|(i, a)| !a.starts_with("--") && (*i == 0 || all[i - 1] != "--units"))
+        .map(|(_, a)| a.clone())
+        .collect();
     let verbose = std::env::args().any(|a| a == "--verbose") || std::env::var_os("QUALITY_VERBOSE").is_some();
     // The dev set sits in `shared/eval/` next to the checkout (or two levels
     // up, from a worktree).
@@ -230,7 +312,7 @@ fn main() {
     );
     let mut rows = Vec::new();
     for q in &questions {
-        let row = rt.block_on(run_one(q, &corpus, &config));
+        let row = rt.block_on(run_one(q, &corpus, &config, units.as_ref()));
         let kind = match (row.answerable, row.says_unanswered) {
             (true, false) => "",
             (true, true) => " (says the sources do not answer)",

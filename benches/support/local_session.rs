@@ -11,6 +11,7 @@ use sleuth::config::Config;
 use sleuth::engine::memory::{InMemoryStore, MemorySettings, MemoryStore};
 use sleuth::engine::ports::{MemorySink, MemoryTexts};
 use sleuth::engine::protocol::{Answer, Command, Event};
+use sleuth::engine::reasoner::Reasoner;
 use sleuth::engine::settings::EngineSettings;
 use sleuth::engine::{Engine, EngineParts, SessionState};
 use sleuth::search::local::{LocalCorpus, LocalProvider};
@@ -33,8 +34,29 @@ fn provider(corpus: &Arc<LocalCorpus>, config: &Config) -> Arc<dyn SearchProvide
     }
 }
 
+/// The built-in reasoner of the embedded defaults on `corpus`.
+pub fn builtin(corpus: &Arc<LocalCorpus>, config: &Config) -> BuiltinReasoner {
+    let rarity: Arc<dyn Rarity> = corpus.clone();
+    BuiltinReasoner::new(config.builtin.clone(), Some(rarity), 1.0)
+        .with_links(corpus.clone())
+        .with_glossary(corpus.clone())
+}
+
 /// Runs session `id` on `question` to its end and returns its state.
+#[allow(dead_code)] // each benchmark uses one of the two
 pub async fn run_session(id: String, question: &str, corpus: &Arc<LocalCorpus>, config: &Config) -> SessionState {
+    run_session_with(id, question, corpus, config, Arc::new(builtin(corpus, config))).await
+}
+
+/// [`run_session`] with another reasoner (the built-in one wrapped, to
+/// watch what it is given).
+pub async fn run_session_with(
+    id: String,
+    question: &str,
+    corpus: &Arc<LocalCorpus>,
+    config: &Config,
+    reasoner: Arc<dyn Reasoner>,
+) -> SessionState {
     let provider = provider(corpus, config);
     let preset = config.research.preset;
     let mut settings = EngineSettings::with_limits(id, config.limits.resolve(preset));
@@ -45,13 +67,8 @@ pub async fn run_session(id: String, question: &str, corpus: &Arc<LocalCorpus>, 
     settings.review = config.review.clone();
     settings.search = config.search.engine();
     settings.memory.enabled = false;
-    let rarity: Arc<dyn Rarity> = corpus.clone();
     let parts = EngineParts {
-        reasoner: Arc::new(
-            BuiltinReasoner::new(config.builtin.clone(), Some(rarity), 1.0)
-                .with_links(corpus.clone())
-                .with_glossary(corpus.clone()),
-        ),
+        reasoner,
         search: Arc::new(SearchRouter::new(vec![vec![provider]], &config.search.router())),
         texts: Arc::new(MemoryTexts::default()),
         memory: Arc::new(InMemoryStore::new(MemorySettings::default())) as Arc<dyn MemoryStore>,

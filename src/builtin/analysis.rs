@@ -12,6 +12,7 @@ use crate::text::{STOPWORDS, fingerprint};
 /// Words that shape a question without naming its topic. Short and
 /// general on purpose; corpus rarity (IDF) does the rest.
 const QUESTION_FILLER: &[&str] = &[
+    "am",
     "another",
     "several",
     "many",
@@ -141,7 +142,13 @@ impl Stemmer {
     /// `(stem, lowercase word)` for every word of `text` (the index's
     /// tokenization, one pass); stopwords dropped unless `keep_stopwords`.
     pub fn words(&mut self, text: &str, keep_stopwords: bool) -> Vec<(String, String)> {
-        let mut out = Vec::new();
+        self.tokens(text, keep_stopwords).into_iter().map(|t| (t.stem, t.surface)).collect()
+    }
+
+    /// Every word of `text` with where it stands: [`Stemmer::words`] with
+    /// byte offsets.
+    pub fn tokens(&mut self, text: &str, keep_stopwords: bool) -> Vec<Token> {
+        let mut out: Vec<Token> = Vec::new();
         let mut irregular: Vec<(usize, String)> = Vec::new();
         let urls = url_spans(text);
         let mut stream = self.inner.token_stream(text);
@@ -163,12 +170,12 @@ impl Stemmer {
             }
             // Identifiers keep their case in labels and queries.
             let surface = if identifier && stop { word.to_string() } else { lower };
-            out.push((t.text.clone(), surface));
+            out.push(Token { stem: t.text.clone(), surface, from: t.offset_from, to: t.offset_to });
         }
         drop(stream);
         for (i, word) in irregular {
             if let Some(stem) = self.stem(&word) {
-                out[i].0 = stem;
+                out[i].stem = stem;
             }
         }
         out
@@ -181,6 +188,104 @@ impl Stemmer {
         v.dedup();
         v
     }
+}
+
+/// A word of a text: its stem, its lowercase form and its byte range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Token {
+    pub stem: String,
+    pub surface: String,
+    pub from: usize,
+    pub to: usize,
+}
+
+/// How a word stands in code: as a part of a compound identifier
+/// (`leading_zeros`, `env::var`, `--keep-going`) or as a whole one
+/// (`` `extern` ``).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CodeForm {
+    pub stem: String,
+    /// Lowercase, as written.
+    pub surface: String,
+    /// One part of a compound identifier.
+    pub part: bool,
+}
+
+/// Byte ranges of `` `code spans` `` in a text (an unclosed one runs to the end).
+pub fn code_spans(text: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut open: Option<usize> = None;
+    for (i, b) in text.bytes().enumerate() {
+        if b == b'`' {
+            match open.take() {
+                Some(s) => out.push((s, i)),
+                None => open = Some(i + 1),
+            }
+        }
+    }
+    if let Some(s) = open {
+        out.push((s, text.len()));
+    }
+    out
+}
+
+/// Whether the word at `from..to` of `text` is glued to another by an
+/// identifier joint: `_` or `::` anywhere, `-` or `.` inside code.
+fn joined(text: &str, from: usize, to: usize, in_code: bool) -> bool {
+    let before = text[..from].chars().rev().take(2).collect::<String>();
+    let after = text[to..].chars().take(2).collect::<String>();
+    let word_char = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric());
+    let glue = |s: &str, lead: bool| {
+        let mut cs = s.chars();
+        let (a, b) = (cs.next(), cs.next());
+        match a {
+            Some('_') => true,
+            Some(':') => b == Some(':'),
+            // `--keep-going`, `a.b`: a joint inside code; a leading `--`
+            // makes a flag of the word after it.
+            Some('-') if in_code => word_char(b) || (lead && b == Some('-')),
+            Some('.') if in_code => word_char(b),
+            _ => false,
+        }
+    };
+    glue(&before, true) || glue(&after, false)
+}
+
+/// The stems a text holds only in code, with their forms (sorted by stem):
+/// a word in prose is evidence of its meaning; the same letters inside an
+/// identifier may name something else (`leading_zeros` for "leading zeros").
+pub fn code_forms(text: &str, tokens: &[Token]) -> Vec<CodeForm> {
+    let spans = code_spans(text);
+    let mut prose: HashSet<&str> = HashSet::new();
+    let mut code: Vec<CodeForm> = Vec::new();
+    for t in tokens {
+        let in_code = spans.iter().any(|&(s, e)| t.from >= s && t.to <= e);
+        let part = joined(text, t.from, t.to, in_code);
+        if !in_code && !part {
+            prose.insert(t.stem.as_str());
+        } else {
+            code.push(CodeForm { stem: t.stem.clone(), surface: t.surface.to_lowercase(), part });
+        }
+    }
+    code.retain(|c| !prose.contains(c.stem.as_str()));
+    code.sort_by(|a, b| a.stem.cmp(&b.stem).then(a.surface.cmp(&b.surface)).then(a.part.cmp(&b.part)));
+    code.dedup();
+    code
+}
+
+/// Whether a word the question wrote as `asked` (lowercase; `compound` when
+/// the question wrote it inside an identifier itself) is what `form` says:
+/// the same identifier part asked as one, or the same word (a plural aside)
+/// as a whole identifier.
+pub fn same_word_in_code(asked: &str, compound: bool, form: &CodeForm) -> bool {
+    if compound {
+        return true;
+    }
+    if form.part {
+        return false;
+    }
+    let (a, b) = (asked.trim_end_matches('s'), form.surface.trim_end_matches('s'));
+    a == b || asked.strip_suffix("es") == Some(b) || form.surface.strip_suffix("es") == Some(a)
 }
 
 /// Byte ranges of `http(s)://…` addresses in a text.
@@ -218,12 +323,45 @@ pub struct Sentence {
     pub paragraph: usize,
     /// Its place in its section (0: the section's first sentence).
     pub in_section: usize,
+    /// The stems it holds only inside code, with their forms.
+    pub code: Vec<CodeForm>,
+    /// A list item (or a definition list's term or description).
+    pub item: bool,
 }
 
 impl Sentence {
     pub fn has(&self, stem: &str) -> bool {
         self.stems.binary_search_by(|s| s.as_str().cmp(stem)).is_ok()
     }
+
+    /// Whether the sentence holds `stem` in the sense the question asked
+    /// it (`asked`, `compound`: see [`same_word_in_code`]): in prose, or
+    /// in code as the same word.
+    pub fn holds(&self, stem: &str, asked: &str, compound: bool) -> bool {
+        self.has(stem) && holds_in(&self.code, stem, asked, compound)
+    }
+}
+
+/// Whether `stem`, known to be in a text whose code-only stems are `code`,
+/// is there as the question asked it.
+pub fn holds_in(code: &[CodeForm], stem: &str, asked: &str, compound: bool) -> bool {
+    let from = code.partition_point(|c| c.stem.as_str() < stem);
+    let forms: Vec<&CodeForm> = code[from..].iter().take_while(|c| c.stem == stem).collect();
+    forms.is_empty() || forms.iter().any(|f| same_word_in_code(asked, compound, f))
+}
+
+/// A fenced code block of a source: a byte range of its text (the code
+/// without its fences) and the section it stands in.
+#[derive(Debug, Clone)]
+pub struct CodeBlock {
+    pub start: usize,
+    pub end: usize,
+    pub heading: Option<usize>,
+    /// Paragraphs before it (it stands between paragraph `after - 1` and `after`).
+    pub after: usize,
+    pub lines: usize,
+    /// Distinct stems of its words, sorted.
+    pub stems: Vec<String>,
 }
 
 /// Words that open a sentence leaning on the one before it.
@@ -272,6 +410,10 @@ pub struct AnalyzedDoc {
     pub words: usize,
     pub sentences: Vec<Sentence>,
     pub headings: Vec<(String, Vec<String>)>,
+    /// Per heading, the stems it holds only inside code.
+    pub heading_code: Vec<Vec<CodeForm>>,
+    /// Fenced code blocks, in order.
+    pub code: Vec<CodeBlock>,
     pub title_stems: Vec<String>,
     /// Term frequency of each content stem in the whole text.
     pub tf: HashMap<String, u32>,
@@ -307,6 +449,7 @@ pub fn analyze(title: &str, text: &str, stemmer: &mut Stemmer) -> AnalyzedDoc {
     let mut para: Option<(usize, usize)> = None;
     let mut offset = 0;
     let mut paragraphs: Vec<((usize, usize), Option<usize>, bool)> = Vec::new();
+    let mut block: Option<usize> = None;
     for line in text.split_inclusive('\n') {
         let start = offset;
         offset += line.len();
@@ -314,17 +457,35 @@ pub fn analyze(title: &str, text: &str, stemmer: &mut Stemmer) -> AnalyzedDoc {
         let fence = trimmed.starts_with("```") || trimmed.starts_with("~~~");
         if fence {
             in_fence = !in_fence;
+            match block.take() {
+                None if in_fence => block = Some(offset),
+                Some(from) if from < start => {
+                    let code = text[from..start].trim_end();
+                    paragraphs_flush(&mut para, &mut paragraphs, heading);
+                    doc.code.push(CodeBlock {
+                        start: from,
+                        end: from + code.len(),
+                        heading,
+                        after: paragraphs.len(),
+                        lines: code.lines().count(),
+                        stems: stemmer.stems(code),
+                    });
+                }
+                _ => {}
+            }
         }
         let is_heading = !in_fence && trimmed.starts_with('#') && trimmed.trim_start_matches('#').starts_with(' ');
         let is_item = is_list_item(trimmed);
-        if (fence || in_fence || trimmed.is_empty() || is_heading || is_item)
-            && let Some(p) = para.take()
-        {
-            paragraphs.push((p, heading, false));
+        if fence || in_fence || trimmed.is_empty() || is_heading || is_item {
+            paragraphs_flush(&mut para, &mut paragraphs, heading);
         }
         if is_heading {
             let h = trimmed.trim_start_matches('#').trim().to_string();
-            let stems = stemmer.stems(&h);
+            let tokens = stemmer.tokens(&h, false);
+            let mut stems: Vec<String> = tokens.iter().map(|t| t.stem.clone()).collect();
+            stems.sort();
+            stems.dedup();
+            doc.heading_code.push(code_forms(&h, &tokens));
             doc.headings.push((h, stems));
             heading = Some(doc.headings.len() - 1);
             continue;
@@ -351,13 +512,14 @@ pub fn analyze(title: &str, text: &str, stemmer: &mut Stemmer) -> AnalyzedDoc {
     for (paragraph, ((ps, pe), heading, item)) in paragraphs.into_iter().enumerate() {
         for (s, e) in split_sentences(&text[ps..pe]) {
             let sentence = &text[ps + s..ps + e];
-            let words = stemmer.words(sentence, false);
+            let tokens = stemmer.tokens(sentence, false);
+            let code = code_forms(sentence, &tokens);
             let n_words = sentence.split_whitespace().count();
             doc.words += n_words;
-            let mut stems: Vec<String> = Vec::with_capacity(words.len());
-            for (stem, word) in words {
+            let mut stems: Vec<String> = Vec::with_capacity(tokens.len());
+            for Token { stem, surface, .. } in tokens {
                 *doc.tf.entry(stem.clone()).or_default() += 1;
-                *surface_counts.entry((stem.clone(), word)).or_default() += 1;
+                *surface_counts.entry((stem.clone(), surface)).or_default() += 1;
                 stems.push(stem);
             }
             stems.sort();
@@ -371,6 +533,8 @@ pub fn analyze(title: &str, text: &str, stemmer: &mut Stemmer) -> AnalyzedDoc {
                 quotable: quotable(sentence, n_words, item),
                 paragraph,
                 in_section: if section.0 == heading && !doc.sentences.is_empty() { section.1 } else { 0 },
+                code,
+                item,
             });
             section = (heading, if section.0 == heading { section.1 + 1 } else { 1 });
         }
@@ -385,6 +549,17 @@ pub fn analyze(title: &str, text: &str, stemmer: &mut Stemmer) -> AnalyzedDoc {
     doc.surface = best.into_iter().map(|(k, (_, w))| (k, w)).collect();
     doc.fingerprint = fingerprint(text);
     doc
+}
+
+/// Ends the paragraph being read, if any.
+fn paragraphs_flush(
+    para: &mut Option<(usize, usize)>,
+    paragraphs: &mut Vec<((usize, usize), Option<usize>, bool)>,
+    heading: Option<usize>,
+) {
+    if let Some(p) = para.take() {
+        paragraphs.push((p, heading, false));
+    }
 }
 
 fn is_list_item(line: &str) -> bool {

@@ -124,61 +124,6 @@ pub fn joint_coverage(sources: &[Src<'_>], aspects: &[Aspect], w: &Weights, sent
     joint_of(rows.iter(), &asked, total)
 }
 
-/// What a second passage must add to the first's joint coverage to join
-/// the direct answer.
-const SECOND_ADDS: f64 = 0.15;
-
-/// The direct answer: the best passage, and a passage of another source
-/// when together they hold clearly more of the question. Empty when no
-/// passage holds any of it.
-pub fn lead(sources: &[Src<'_>], aspects: &[Aspect], w: &Weights, max_sources: usize) -> Vec<Passage> {
-    let passages = best_passages(sources, aspects, w, max_sources);
-    let Some(first) = passages.first().cloned() else { return Vec::new() };
-    let mut out = vec![first.clone()];
-    let base: Vec<(usize, usize)> = (first.first..=first.last).map(|i| (first.source, i)).collect();
-    let second = passages.iter().skip(1).take(5).find(|p| {
-        let mut both = base.clone();
-        both.extend((p.first..=p.last).map(|i| (p.source, i)));
-        joint_coverage(sources, aspects, w, &both) >= first.joint + SECOND_ADDS
-    });
-    out.extend(second.cloned());
-    out
-}
-
-/// The opening sentence of a page that the question is about: among the
-/// first `top` sources (best reviewed first), the first quotable sentence
-/// of the page, when the page's title or first heading names an asked
-/// aspect or the sentence itself holds one. A reference page opens by
-/// saying what its item is ("A priority queue implemented with a binary
-/// heap."); for a question asking what to use, that is the answer's first
-/// line. `(source, sentence)`, best first.
-pub fn openings(sources: &[Src<'_>], aspects: &[Aspect], w: &Weights, top: usize) -> Vec<(usize, usize)> {
-    let (asked, total) = asked(aspects);
-    let mut out: Vec<(usize, usize, f64)> = Vec::new();
-    for (si, src) in sources.iter().enumerate().take(top) {
-        let sents = &src.an.sentences;
-        let Some(i) = sents.iter().position(|s| s.quotable) else { continue };
-        let first = &sents[i];
-        if first.in_section != 0 || first.heading != sents[0].heading {
-            continue;
-        }
-        if refers_back(src.an.sentence_text(&src.doc.text, i)) {
-            continue;
-        }
-        let support: Vec<_> = asked.iter().map(|a| sentence_support(a, &src.an, i, w)).collect();
-        let named = support.iter().any(|s| s.section >= 0.5 || s.literal >= 0.5);
-        if !named {
-            continue;
-        }
-        let rows = [support.iter().map(|s| s.context).collect::<Vec<f64>>()];
-        let joint = joint_of(rows.iter(), &asked, total);
-        let rel = f64::from(src.doc.relevance.unwrap_or(0.5));
-        out.push((si, i, joint * rel));
-    }
-    out.sort_by(|a, b| b.2.total_cmp(&a.2));
-    out.into_iter().map(|(si, i, _)| (si, i)).collect()
-}
-
 /// Below this joint coverage, no passage of the sources answers the
 /// question: what they hold are its words, not its answer.
 pub const UNANSWERED_BELOW: f64 = 0.4;

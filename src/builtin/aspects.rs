@@ -22,6 +22,19 @@ pub struct Aspect {
     /// is a parenthetical restatement; `usize::MAX` when not from the question.
     pub position: usize,
     pub parenthetical: bool,
+    /// How the question wrote each stem: `(stem, lowercase word, written
+    /// inside an identifier)`. A source holds a stem as asked when it has
+    /// it in prose, or in code as the same word (`analysis::holds_in`).
+    pub forms: Vec<(String, String, bool)>,
+}
+
+impl Aspect {
+    /// How the question wrote `stem`: its lowercase word and whether it
+    /// was part of an identifier. A stem the question did not write (a
+    /// related aspect's) matches in any form.
+    pub fn form<'a>(&'a self, stem: &'a str) -> (&'a str, bool) {
+        self.forms.iter().find(|f| f.0 == stem).map_or((stem, true), |f| (f.1.as_str(), f.2))
+    }
 }
 
 /// Labels of related aspects start with this.
@@ -33,6 +46,8 @@ struct Word {
     /// Its stems as a source's text would give them: one per part of a
     /// compound like `thread-safe` or `std::sync::Mutex`.
     stems: Vec<String>,
+    /// Per stem: the lowercase word and whether it is part of an identifier.
+    forms: Vec<(String, String, bool)>,
     /// A stopword or punctuation ends a run.
     breaks: bool,
     position: usize,
@@ -44,12 +59,19 @@ struct Word {
 fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
     let mut out = Vec::new();
     let mut in_parens = false;
-    let brk =
-        |position, in_parens| Word { surface: String::new(), stems: Vec::new(), breaks: true, position, in_parens };
+    let brk = |position, in_parens| Word {
+        surface: String::new(),
+        stems: Vec::new(),
+        forms: Vec::new(),
+        breaks: true,
+        position,
+        in_parens,
+    };
     // A capitalised function word opening a sentence ("… explicitly. Why
     // …") is a function word, not a name.
     let mut sentence_start = true;
-    for (position, raw) in text.split_whitespace().enumerate() {
+    let all: Vec<&str> = text.split_whitespace().collect();
+    for (position, raw) in all.iter().copied().enumerate() {
         let opens_sentence = std::mem::replace(&mut sentence_start, raw.ends_with(['.', '?', '!']));
         if raw.starts_with('(') {
             out.push(brk(position, in_parens));
@@ -62,18 +84,39 @@ fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
             // A symbol on its own, like the `?` in "the ? operator".
             let sym = raw.trim_matches(|c: char| c == ',' || c == '"');
             if !sym.is_empty() && !sym.chars().any(char::is_alphanumeric) && raw.len() <= 3 {
-                out.push(Word { surface: sym.to_string(), stems: Vec::new(), breaks: false, position, in_parens });
+                out.push(Word {
+                    surface: sym.to_string(),
+                    stems: Vec::new(),
+                    forms: Vec::new(),
+                    breaks: false,
+                    position,
+                    in_parens,
+                });
             }
             continue;
         }
         let bare = trimmed.trim_matches('`');
         let alnum: String = bare.chars().filter(|c| c.is_alphanumeric() || *c == '_').collect();
+        // A plain verb with the asker as its object ("that gives me", "lets
+        // us") says how the asker relates to the topic, not what it is.
+        let to_asker = !raw.ends_with([',', ';', ':', '.', '?', '!'])
+            && alnum.chars().all(|c| c.is_ascii_lowercase())
+            && all
+                .get(position + 1)
+                .is_some_and(|next| ["me", "us"].contains(&next.trim_end_matches([',', '.', '?', '!'])));
         let stop = alnum.is_empty()
+            || to_asker
             || (is_stopword(&alnum) && !is_identifier(&alnum, if opens_sentence { 0 } else { position }));
         // The text's own tokenization, so that the key terms of `thread-safe`
         // are `thread` and `safe`, as in every source that says it.
-        let stems = if stop { Vec::new() } else { stemmer.words(bare, true).into_iter().map(|(s, _)| s).collect() };
-        out.push(Word { surface: trimmed.to_string(), stems, breaks: stop, position, in_parens });
+        let tokens = if stop { Vec::new() } else { stemmer.tokens(bare, true) };
+        // A word of several tokens (`Cargo.lock`, `std::env::var`,
+        // `leading_zeros`) is an identifier: its parts match identifier parts.
+        let compound = tokens.len() > 1;
+        let forms: Vec<(String, String, bool)> =
+            tokens.iter().map(|t| (t.stem.clone(), t.surface.to_lowercase(), compound)).collect();
+        let stems = tokens.into_iter().map(|t| t.stem).collect();
+        out.push(Word { surface: trimmed.to_string(), stems, forms, breaks: stop, position, in_parens });
         if ends_clause {
             out.push(brk(position, in_parens));
         }
@@ -130,10 +173,12 @@ pub fn aspects(question: &str, stemmer: &mut Stemmer, weights: &Weights, max: us
             .collect();
         let rest: f64 = stems.iter().map(|s| weights.of(s)).sum::<f64>() - top;
         let label = r.iter().map(|w| w.surface.as_str()).collect::<Vec<_>>().join(" ");
+        let forms = r.iter().flat_map(|w| w.forms.iter().cloned()).collect();
         let aspect = Aspect {
             label,
             key,
             stems,
+            forms,
             weight: top + 0.25 * rest,
             related: false,
             position: r[0].position,
@@ -212,6 +257,7 @@ fn comparison(question: &str, aspects: &[Aspect]) -> Option<Aspect> {
         label: format!("{} vs {}", first.label, second.label),
         key: vec![ka.clone(), kb.clone()],
         stems: first.stems.iter().chain(&second.stems).cloned().collect(),
+        forms: first.forms.iter().chain(&second.forms).cloned().collect(),
         weight: (first.weight + second.weight) / 2.0,
         related: false,
         position: first.position,
@@ -228,6 +274,7 @@ pub fn from_related_label(label: &str, stemmer: &mut Stemmer, weights: &Weights)
         label: label.to_string(),
         key: stems.clone(),
         stems,
+        forms: Vec::new(),
         weight: 0.7 * weight,
         related: true,
         position: usize::MAX,
@@ -266,6 +313,16 @@ mod tests {
             vec!["Rc vs Arc", "Rc", "Arc"]
         );
         assert_eq!(labels("How does the ? operator convert errors?"), vec!["? operator convert", "errors"]);
+    }
+
+    #[test]
+    fn words_about_the_asker_are_no_aspects() {
+        let when = labels("When am I allowed to water during a drought?");
+        assert!(!when.iter().any(|l| l.eq_ignore_ascii_case("am")), "{when:?}");
+        assert!(when.iter().any(|l| l.contains("drought")), "{when:?}");
+        let gives = labels("Which collection gives me the smallest item first?");
+        assert!(!gives.iter().any(|l| l.to_lowercase().contains("gives")), "{gives:?}");
+        assert!(gives.iter().any(|l| l.contains("smallest item")), "{gives:?}");
     }
 
     #[test]

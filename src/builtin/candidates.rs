@@ -27,8 +27,6 @@ pub struct Candidate {
     pub literal: Vec<f64>,
     /// Per aspect: with heading and title counting for half.
     pub context: Vec<f64>,
-    /// Per aspect: whether the sentence supports it fully.
-    pub full: Vec<bool>,
     /// Per aspect: whether the sentence is on it at all.
     pub on: Vec<bool>,
     /// Per aspect: whether its section (heading, title) is about it.
@@ -85,7 +83,6 @@ pub fn candidates(
                 stems: sent.stems.clone(),
                 literal: supports.iter().map(|s| s.literal).collect(),
                 context: supports.iter().map(Support::blended).collect(),
-                full: aspects.iter().zip(&supports).map(|(a, s)| s.full(a)).collect(),
                 on: supports.iter().map(Support::on).collect(),
                 section: supports.iter().map(|s| s.section).collect(),
                 central: vec![0.0; aspects.len()],

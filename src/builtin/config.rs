@@ -38,6 +38,71 @@ pub struct BuiltinConfig {
     pub ask_max_similarity: f64,
     /// ASK: each group needs at least this many sources.
     pub ask_min_group: usize,
+    /// DRAFT: the answer model's weights (`answering`).
+    pub answer: super::answering::AnswerWeights,
+    /// DRAFT: the direct answer quotes at most this many sentences from
+    /// one part (section) of a page.
+    pub answer_per_part: usize,
+    /// DRAFT: the direct answer's quoted sentences hold about this many
+    /// words at most (a code example aside).
+    pub answer_words: usize,
+    /// DRAFT: code examples in the direct answer, at most (how-to questions
+    /// and questions naming code).
+    pub answer_examples: usize,
+    /// DRAFT: a part whose heading names the whole question scores this
+    /// much more (× (1 + gain × share)).
+    pub heading_gain: f64,
+    /// DRAFT: the opening of the page the question names scores this much
+    /// more (× (1 + gain)).
+    pub subject_gain: f64,
+    /// DRAFT: how a sentence's worth in the direct answer is made.
+    pub answer_weights: super::direct::AnswerPartWeights,
+    /// DRAFT: how sentences are weighed in the aspects' sections.
+    pub draft_weights: DraftWeights,
+    /// REVIEW, DRAFT, CRITIQUE: a question word found only inside an
+    /// identifier (`leading_zeros` for "leading zeros") is evidence only
+    /// when it is the same word (`extern` for "extern") or the question
+    /// wrote it in code too; `false` counts every occurrence.
+    pub word_sense_in_code: bool,
+}
+
+/// `[builtin.draft_weights]`: a sentence's worth in an aspect's section is
+/// `score × (literal × L + context × C + section × S) × (1 - centrality +
+/// centrality × central)`; a related concept's is scaled by
+/// `related_base + section`. Below `relevance_floor` of the best worth, a
+/// sentence appears nowhere in the report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DraftWeights {
+    pub literal: f64,
+    pub context: f64,
+    pub section: f64,
+    pub centrality: f64,
+    pub related_base: f64,
+    pub relevance_floor: f64,
+}
+
+impl Default for DraftWeights {
+    fn default() -> Self {
+        Self { literal: 0.45, context: 0.2, section: 0.35, centrality: 0.4, related_base: 0.3, relevance_floor: 0.35 }
+    }
+}
+
+impl BuiltinConfig {
+    /// The direct answer's settings.
+    pub fn direct_settings(&self) -> super::direct::DirectSettings {
+        super::direct::DirectSettings {
+            max_sentences: self.answer_sentences.max(1),
+            per_part: self.answer_per_part.max(1),
+            max_words: self.answer_words,
+            max_examples: self.answer_examples,
+            heading_gain: self.heading_gain,
+            subject_gain: self.subject_gain,
+            max_sources: self.draft_sources,
+            opening_sources: self.opening_sources,
+            weights: self.answer_weights,
+        }
+    }
 }
 
 impl Default for BuiltinConfig {
@@ -49,7 +114,7 @@ impl Default for BuiltinConfig {
             min_words: 30,
             duplicate_similarity: 0.8,
             mmr_lambda: 0.7,
-            answer_sentences: 3,
+            answer_sentences: 7,
             sentences_per_aspect: 4,
             draft_sources: 20,
             cover_sources: 6,
@@ -57,6 +122,15 @@ impl Default for BuiltinConfig {
             ask_sources: 8,
             ask_max_similarity: 0.05,
             ask_min_group: 2,
+            answer: super::answering::AnswerWeights::default(),
+            answer_per_part: 2,
+            answer_words: 200,
+            answer_examples: 1,
+            heading_gain: 0.25,
+            subject_gain: 0.0,
+            answer_weights: super::direct::AnswerPartWeights::default(),
+            draft_weights: DraftWeights::default(),
+            word_sense_in_code: true,
         }
     }
 }

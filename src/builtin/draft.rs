@@ -4,232 +4,216 @@
 //! then a "See also" line. Every sentence is quoted verbatim and cited.
 
 use super::Src;
-use super::answer;
 use super::aspects::Aspect;
 use super::candidates::{Candidate, NEAR_IDENTICAL, candidates, pick, similarity, with_context};
-use super::config::BuiltinConfig;
+use super::config::{BuiltinConfig, DraftWeights};
+use super::direct;
 use super::rarity::Weights;
 use crate::engine::model::{Citation, Claim, Draft};
 use crate::text::normalize_for_match;
 
-/// Below this share of the best section sentence's worth, a sentence is
-/// too loosely tied to the question to appear anywhere in the report.
-const RELEVANCE_FLOOR: f64 = 0.35;
-
-/// The draft: the direct answer (the passage that answers the question as
-/// a whole, `answer::lead`), then one section per aspect the question names.
-/// Each of the most relevant sources not cited yet then adds its best
-/// sentence to the aspect it supports, so the answer reflects every strong
-/// source. Related concepts end it as a "See also" line, not as sections.
+/// The draft, in named steps: the direct answer from the answering parts
+/// of the kept pages (`direct`); one section per aspect the question names
+/// with its best sentences (`aspect_sections`); the best sentence of each
+/// strong source not cited yet (`cover_sources`); each chosen sentence with
+/// the neighbour it leans on (`with_neighbours`); then the Markdown and its
+/// claims (`render`). Related concepts end it as a "See also" line.
 pub fn draft(
     sources: &[Src<'_>],
     aspects: &[Aspect],
+    question: &str,
     w: &Weights,
     constraint_stems: &[String],
     cfg: &BuiltinConfig,
 ) -> Draft {
     let mut cands = candidates(sources, aspects, w, constraint_stems, cfg.draft_sources);
-    let lead = answer::lead(sources, aspects, w, cfg.draft_sources);
-    let in_lead = |si: usize, i: usize| lead.iter().any(|p| p.source == si && (p.first..=p.last).contains(&i));
-    let taken: Vec<usize> = (0..cands.len()).filter(|&k| in_lead(cands[k].source, cands[k].sentence)).collect();
-    let mut uses = vec![0usize; sources.len()];
-    for p in &lead {
-        uses[p.source] += 1;
+    let answer = direct::direct_answer(sources, aspects, question, w, &cfg.direct_settings());
+    let worth = Worth::new(&cands, aspects, &cfg.draft_weights);
+    let mut book = Book::new(sources, &cands, &answer);
+    let mut sections = aspect_sections(&cands, aspects, &worth, cfg, &mut book);
+    cover_sources(&cands, aspects, &worth, cfg, &mut book, &mut sections);
+    let picked: Vec<usize> = sections.iter().flatten().copied().collect();
+    with_neighbours(sources, &mut cands, &picked, &mut book);
+    render(sources, aspects, w, &cands, &answer, &sections)
+}
+
+/// How much a candidate sentence is worth in the section of an aspect, and
+/// the floor below which it is too loosely tied to the question to appear
+/// anywhere in the report.
+struct Worth<'a> {
+    aspects: &'a [Aspect],
+    weights: &'a DraftWeights,
+    floor: f64,
+}
+
+impl<'a> Worth<'a> {
+    fn new(cands: &[Candidate], aspects: &'a [Aspect], weights: &'a DraftWeights) -> Self {
+        let mut worth = Worth { aspects, weights, floor: 0.0 };
+        let best = cands
+            .iter()
+            .flat_map(|c| (0..aspects.len()).map(move |ai| (c, ai)))
+            .map(|(c, ai)| worth.of(c, ai))
+            .fold(0.0, f64::max);
+        worth.floor = weights.relevance_floor * best;
+        worth
     }
-    let worth = |c: &Candidate, ai: usize, aspect: &Aspect| {
-        // A fragment leaning on a sentence it cannot be quoted with reads
-        // wrong anywhere in the report.
+
+    /// A sentence in a section about the aspect explains it; a related
+    /// concept is best quoted from such a section only. A fragment leaning
+    /// on a sentence it cannot be quoted with reads wrong anywhere.
+    fn of(&self, c: &Candidate, ai: usize) -> f64 {
         if !c.on[ai] || c.dangling {
             return 0.0;
         }
-        // A sentence in a section about the aspect explains it; a related
-        // concept is best quoted from such a section only.
-        let fit = 0.45 * c.literal[ai] + 0.2 * c.context[ai] + 0.35 * c.section[ai];
-        let related = if aspect.related { 0.3 + c.section[ai] } else { 1.0 };
-        c.score * fit * (0.6 + 0.4 * c.central[ai]) * related
-    };
-    let best_worth = cands
-        .iter()
-        .flat_map(|c| aspects.iter().enumerate().map(move |(ai, a)| (c, ai, a)))
-        .map(|(c, ai, a)| worth(c, ai, a))
-        .fold(0.0, f64::max);
-    let floor = RELEVANCE_FLOOR * best_worth;
-    // The direct answer: the sentences that hold the most of the question
-    // (all of an aspect counting most), by MMR; unless a passage found holds
-    // clearly more of the question jointly, which then leads (a comparison's
-    // answer names everything compared in one place).
-    let n = aspects.iter().filter(|a| !a.related).count().max(1) as f64;
-    // The direct answer comes from the sources the retrieval evidence
-    // stands behind most: a sentence of a page barely kept matches words,
-    // one of the page about the question answers it.
-    let rel = |si: usize| f64::from(sources[si].doc.relevance.unwrap_or(0.5));
-    let top_rel = (0..sources.len().min(cfg.draft_sources)).map(rel).fold(0.0, f64::max).max(1e-9);
-    let focus = |si: usize| (rel(si) / top_rel).powf(FOCUS_POWER);
-    let answer_worth = |c: &Candidate| {
-        let covered = (0..aspects.len()).filter(|&k| c.full[k] && !aspects[k].related).count() as f64;
-        let held: Vec<f64> = (0..c.central.len()).filter(|&k| c.on[k]).map(|k| c.central[k]).collect();
-        let central = if held.is_empty() { 0.0 } else { held.iter().sum::<f64>() / held.len() as f64 };
-        let on_question = (0..aspects.len()).any(|k| !aspects[k].related && worth(c, k, &aspects[k]) >= floor);
-        if c.dangling || !on_question {
-            0.0
-        } else {
-            c.score * ((covered + 0.5) / (n + 0.5)).sqrt() * (0.6 + 0.4 * central) * focus(c.source)
-        }
-    };
-    let mut picked_taken = taken.clone();
-    let mut picked_uses = uses.clone();
-    let mut alone_taken = Vec::new();
-    let mut alone_uses = vec![0usize; sources.len()];
-    let alone = pick(&cands, answer_worth, cfg.answer_sentences, cfg.mmr_lambda, &mut alone_taken, &mut alone_uses);
-    let alone_joint = answer::joint_coverage(
-        sources,
-        aspects,
-        w,
-        &alone.iter().map(|&i| (cands[i].source, cands[i].sentence)).collect::<Vec<_>>(),
-    );
-    let lead_joint = lead.first().map_or(0.0, |p| p.joint);
-    let lead = if lead_joint >= alone_joint + LEAD_ADDS { lead } else { Vec::new() };
-    let (more, taken, uses) = if lead.is_empty() {
-        (alone, alone_taken, alone_uses)
-    } else {
-        let lead_len: usize = lead.iter().map(|p| p.last - p.first + 1).sum();
-        let more = pick(
-            &cands,
-            answer_worth,
-            cfg.answer_sentences.saturating_sub(lead_len),
-            cfg.mmr_lambda,
-            &mut picked_taken,
-            &mut picked_uses,
-        );
-        (more, picked_taken, picked_uses)
-    };
-    let (mut taken, mut uses) = (taken, uses);
-    // The page the question is about opens the answer with what it says it
-    // is, unless the direct answer quotes that sentence already.
-    // The same words count as the same sentence: two pages can share one.
-    let words_of = |si: usize, k: usize| normalize_for_match(sources[si].an.sentence_text(&sources[si].doc.text, k));
-    let answer_words: Vec<String> = lead
-        .iter()
-        .flat_map(|p| (p.first..=p.last).map(move |k| (p.source, k)))
-        .chain(more.iter().map(|&i| (cands[i].source, cands[i].sentence)))
-        .map(|(si, k)| words_of(si, k))
-        .collect();
-    let in_answer = |si: usize, k: usize| answer_words.contains(&words_of(si, k));
-    let opening: Option<(usize, usize)> = answer::openings(sources, aspects, w, cfg.opening_sources)
-        .into_iter()
-        .find(|&(si, k)| !in_answer(si, k))
-        .filter(|_| cfg.opening_sources > 0);
-    if let Some((si, k)) = opening {
-        if let Some(i) = cands.iter().position(|c| c.source == si && c.sentence == k) {
-            taken.push(i);
-        }
-        uses[si] += 1;
+        let w = self.weights;
+        let fit = w.literal * c.literal[ai] + w.context * c.context[ai] + w.section * c.section[ai];
+        let related = if self.aspects[ai].related { w.related_base + c.section[ai] } else { 1.0 };
+        c.score * fit * (1.0 - w.centrality + w.centrality * c.central[ai]) * related
     }
-    let mut sections: Vec<Vec<usize>> = Vec::new();
+
+    /// The worth in the aspect's section, zero below the floor.
+    fn in_section(&self, c: &Candidate, ai: usize) -> f64 {
+        let v = self.of(c, ai);
+        if v < self.floor { 0.0 } else { v }
+    }
+}
+
+/// What the draft has quoted so far: candidates taken, quotes per source,
+/// sentences said (by their words: two pages can share one).
+struct Book {
+    taken: Vec<usize>,
+    uses: Vec<usize>,
+    quoted: Vec<(usize, usize)>,
+    said: Vec<String>,
+}
+
+impl Book {
+    /// The book after the direct answer: its sentences count as taken.
+    fn new(sources: &[Src<'_>], cands: &[Candidate], answer: &direct::DirectAnswer) -> Self {
+        let mut book = Book { taken: Vec::new(), uses: vec![0; sources.len()], quoted: Vec::new(), said: Vec::new() };
+        for piece in &answer.pieces {
+            if let direct::Piece::Span { source, first, last } = *piece {
+                book.uses[source] += 1;
+                for k in first..=last {
+                    book.quoted.push((source, k));
+                    book.said.push(said_of(sources, source, k));
+                    if let Some(i) = cands.iter().position(|c| c.source == source && c.sentence == k) {
+                        book.taken.push(i);
+                    }
+                }
+            }
+        }
+        // The same words elsewhere are the same sentence.
+        for (i, c) in cands.iter().enumerate() {
+            if !book.taken.contains(&i) && book.said.contains(&normalize_for_match(&c.text)) {
+                book.taken.push(i);
+            }
+        }
+        book
+    }
+}
+
+fn said_of(sources: &[Src<'_>], si: usize, k: usize) -> String {
+    normalize_for_match(sources[si].an.sentence_text(&sources[si].doc.text, k))
+}
+
+/// Per aspect, its best sentences by MMR (one for a related concept).
+fn aspect_sections(
+    cands: &[Candidate],
+    aspects: &[Aspect],
+    worth: &Worth<'_>,
+    cfg: &BuiltinConfig,
+    book: &mut Book,
+) -> Vec<Vec<usize>> {
+    let mut sections = Vec::new();
     for (ai, aspect) in aspects.iter().enumerate() {
         let per = if aspect.related { 1 } else { cfg.sentences_per_aspect };
-        sections.push(pick(
-            &cands,
-            |c| {
-                let v = worth(c, ai, aspect);
-                if v < floor { 0.0 } else { v }
-            },
-            per,
-            cfg.mmr_lambda,
-            &mut taken,
-            &mut uses,
-        ));
+        sections.push(pick(cands, |c| worth.in_section(c, ai), per, cfg.mmr_lambda, &mut book.taken, &mut book.uses));
     }
-    let uncited: Vec<usize> = (0..sources.len().min(cfg.cover_sources)).filter(|&si| uses[si] == 0).collect();
+    sections
+}
+
+/// Each of the most relevant sources not cited yet adds its best sentence
+/// to the asked aspect it holds most of, so the answer reflects every
+/// strong source.
+fn cover_sources(
+    cands: &[Candidate],
+    aspects: &[Aspect],
+    worth: &Worth<'_>,
+    cfg: &BuiltinConfig,
+    book: &mut Book,
+    sections: &mut [Vec<usize>],
+) {
+    let n = book.uses.len().min(cfg.cover_sources);
+    let uncited: Vec<usize> = (0..n).filter(|&si| book.uses[si] == 0).collect();
     for si in uncited {
         let best = cands
             .iter()
             .enumerate()
-            .filter(|(i, c)| c.source == si && !taken.contains(i) && c.on.iter().any(|on| *on))
-            .filter(|(_, c)| aspects.iter().enumerate().any(|(ai, a)| !a.related && worth(c, ai, a) >= floor))
-            .filter(|(_, c)| taken.iter().all(|&j| similarity(&c.stems, &cands[j].stems) < NEAR_IDENTICAL))
+            .filter(|(i, c)| c.source == si && !book.taken.contains(i) && c.on.iter().any(|on| *on))
+            .filter(|(_, c)| (0..aspects.len()).any(|ai| !aspects[ai].related && worth.of(c, ai) >= worth.floor))
+            .filter(|(_, c)| book.taken.iter().all(|&j| similarity(&c.stems, &cands[j].stems) < NEAR_IDENTICAL))
             .max_by(|a, b| a.1.score.total_cmp(&b.1.score));
         if let Some((i, c)) = best {
-            let ai = (0..aspects.len())
-                .filter(|&k| !aspects[k].related)
-                .max_by(|&a, &b| c.literal[a].total_cmp(&c.literal[b]))
-                .unwrap_or(0);
-            taken.push(i);
-            uses[si] += 1;
+            let ai = best_asked(c, aspects).unwrap_or(0);
+            book.taken.push(i);
+            book.uses[si] += 1;
             sections[ai].push(i);
         }
     }
+}
 
-    // A chosen sentence that leans on its neighbour is quoted with it,
-    // unless the neighbour is quoted already: no sentence twice.
-    let mut quoted: Vec<(usize, usize)> = lead.iter().flat_map(|p| (p.first..=p.last).map(|i| (p.source, i))).collect();
-    quoted.extend(more.iter().chain(sections.iter().flatten()).map(|&i| (cands[i].source, cands[i].sentence)));
-    // The neighbours' words count too: two pages can share a sentence.
-    let said_of = |si: usize, k: usize| normalize_for_match(sources[si].an.sentence_text(&sources[si].doc.text, k));
-    let mut said: Vec<String> = quoted.iter().map(|&(si, k)| said_of(si, k)).collect();
-    for &i in more.iter().chain(sections.iter().flatten()) {
+/// The asked aspect a candidate holds the most of.
+fn best_asked(c: &Candidate, aspects: &[Aspect]) -> Option<usize> {
+    (0..aspects.len()).filter(|&k| !aspects[k].related).max_by(|&a, &b| c.literal[a].total_cmp(&c.literal[b]))
+}
+
+/// A chosen sentence that leans on its neighbour is quoted with it, unless
+/// the neighbour is quoted already: no sentence twice.
+fn with_neighbours(sources: &[Src<'_>], cands: &mut [Candidate], picked: &[usize], book: &mut Book) {
+    for &i in picked {
+        book.quoted.push((cands[i].source, cands[i].sentence));
+        book.said.push(said_of(sources, cands[i].source, cands[i].sentence));
+    }
+    for &i in picked {
         let (si, sentence) = (cands[i].source, cands[i].sentence);
         if let Some((text, from, to)) = with_context(&sources[si], sentence) {
             let overlaps = (from..=to)
                 .filter(|&k| k != sentence)
-                .any(|k| quoted.contains(&(si, k)) || said.contains(&said_of(si, k)));
+                .any(|k| book.quoted.contains(&(si, k)) || book.said.contains(&said_of(sources, si, k)));
             if !overlaps {
                 cands[i].text = text;
-                quoted.extend((from..=to).map(|k| (si, k)));
-                said.extend((from..=to).map(|k| said_of(si, k)));
+                book.quoted.extend((from..=to).map(|k| (si, k)));
+                book.said.extend((from..=to).map(|k| said_of(sources, si, k)));
             }
         }
     }
+}
+
+/// The Markdown and its claims: the direct answer, one section per asked
+/// aspect, the "See also" line.
+fn render(
+    sources: &[Src<'_>],
+    aspects: &[Aspect],
+    w: &Weights,
+    cands: &[Candidate],
+    answer: &direct::DirectAnswer,
+    sections: &[Vec<usize>],
+) -> Draft {
+    let mut sections = sections.to_vec();
     let id = |si: usize| sources[si].doc.meta.id;
     let cite = |c: &Candidate, aspect: Option<&Aspect>| Claim {
         text: c.text.clone(),
         citations: vec![Citation { source: id(c.source), quote: c.text.clone() }],
         aspect: aspect.map(|a| a.label.clone()),
     };
-    let best_aspect = |c: &Candidate| {
-        (0..aspects.len())
-            .filter(|&k| !aspects[k].related)
-            .max_by(|&a, &b| c.literal[a].total_cmp(&c.literal[b]))
-            .map(|k| &aspects[k])
-    };
+    let top_asked = aspects.iter().filter(|a| !a.related).max_by(|a, b| a.weight.total_cmp(&b.weight));
     let mut claims = Vec::new();
     let mut md = String::new();
-    if lead.is_empty() && more.is_empty() && opening.is_none() {
+    if answer.pieces.is_empty() {
         md.push_str("The sources found do not answer this question directly.\n");
     } else {
-        let mut parts = Vec::new();
-        let mut labels = Vec::new();
-        if let Some((si, k)) = opening {
-            let src = &sources[si];
-            let text = src.an.sentence_text(&src.doc.text, k).split_whitespace().collect::<Vec<_>>().join(" ");
-            parts.push(labelled(src, k, &text, id(si).0, &mut labels));
-            let best = aspects.iter().filter(|a| !a.related).max_by(|a, b| a.weight.total_cmp(&b.weight));
-            claims.push(Claim {
-                citations: vec![Citation { source: id(si), quote: text.clone() }],
-                text,
-                aspect: best.map(|a| a.label.clone()),
-            });
-        }
-        for p in &lead {
-            let src = &sources[p.source];
-            let said: Vec<String> = (p.first..=p.last)
-                .map(|i| src.an.sentence_text(&src.doc.text, i).split_whitespace().collect::<Vec<_>>().join(" "))
-                .collect();
-            parts.push(labelled(src, p.first, &said.join(" "), id(p.source).0, &mut labels));
-            let best = aspects.iter().filter(|a| !a.related).max_by(|a, b| a.weight.total_cmp(&b.weight));
-            claims.extend(said.into_iter().map(|text| Claim {
-                citations: vec![Citation { source: id(p.source), quote: text.clone() }],
-                text,
-                aspect: best.map(|a| a.label.clone()),
-            }));
-        }
-        for &i in &more {
-            let c = &cands[i];
-            parts.push(labelled(&sources[c.source], c.sentence, &c.text, id(c.source).0, &mut labels));
-            claims.push(cite(&cands[i], best_aspect(&cands[i])));
-        }
-        md.push_str(&parts.join(" "));
-        md.push('\n');
+        md.push_str(&render_direct(sources, answer, top_asked, &mut claims));
     }
     let mut see_also = Vec::new();
     // A related concept is pointed to where a source explains it; its
@@ -246,15 +230,21 @@ pub fn draft(
             sections[k].push(i);
         }
     }
+    let in_answer = |ai: usize| {
+        answer.pieces.iter().any(|p| match *p {
+            direct::Piece::Span { source, first, last } => {
+                (first..=last).any(|i| covers(&sources[source], i, &aspects[ai], w))
+            }
+            direct::Piece::Code { .. } => false,
+        })
+    };
     for (ai, a) in aspects.iter().enumerate() {
         if a.related {
             continue;
         }
         if sections[ai].is_empty() {
             // An aspect the answer covers needs no empty section of its own.
-            let answered = lead.iter().any(|p| (p.first..=p.last).any(|i| covers(&sources[p.source], i, a, w)))
-                || more.iter().any(|&i| cands[i].on[ai]);
-            if !answered {
+            if !in_answer(ai) {
                 md.push_str(&format!("\n## {}\n\n", heading_label(&a.label)));
                 md.push_str("_None of the sources found addresses this._\n");
             }
@@ -262,21 +252,17 @@ pub fn draft(
         }
         // The same words from another copy of a page, or inside a quote
         // already given with its neighbours, are not said twice.
-        let fresh: Vec<usize> = sections[ai]
-            .iter()
-            .copied()
-            .filter(|&i| {
-                let t = normalize_for_match(&cands[i].text);
-                !claims.iter().any(|c: &Claim| normalize_for_match(&c.text).contains(&t))
-            })
-            .collect();
+        let said_before = |claims: &[Claim], i: usize| {
+            let t = normalize_for_match(&cands[i].text);
+            claims.iter().any(|c| normalize_for_match(&c.text).contains(&t))
+        };
+        let fresh: Vec<usize> = sections[ai].iter().copied().filter(|&i| !said_before(&claims, i)).collect();
         if fresh.is_empty() {
             continue;
         }
         md.push_str(&format!("\n## {}\n\n", heading_label(&a.label)));
         for i in fresh {
-            let t = normalize_for_match(&cands[i].text);
-            if claims.iter().any(|c: &Claim| normalize_for_match(&c.text).contains(&t)) {
+            if said_before(&claims, i) {
                 continue;
             }
             md.push_str(&format!("- {} [{}]\n", cands[i].text, id(cands[i].source).0));
@@ -287,6 +273,60 @@ pub fn draft(
         md.push_str(&format!("\n{SEE_ALSO}{}.\n", see_also.join("; ")));
     }
     Draft { markdown: md, claims }
+}
+
+/// The direct answer's block: each span labelled with its section, each
+/// code example fenced under the quote it shows; one block of text.
+fn render_direct(
+    sources: &[Src<'_>],
+    answer: &direct::DirectAnswer,
+    aspect: Option<&Aspect>,
+    claims: &mut Vec<Claim>,
+) -> String {
+    let mut out = String::new();
+    let mut labels = Vec::new();
+    for piece in &answer.pieces {
+        match *piece {
+            direct::Piece::Span { source, first, last } => {
+                let src = &sources[source];
+                let sents = &src.an.sentences;
+                let text =
+                    src.doc.text[sents[first].start..sents[last].end].split_whitespace().collect::<Vec<_>>().join(" ");
+                if !out.is_empty() && !out.ends_with('\n') {
+                    out.push(' ');
+                }
+                out.push_str(&labelled(src, first, &text, src.doc.meta.id.0, &mut labels));
+                claims.push(Claim {
+                    citations: vec![Citation { source: src.doc.meta.id, quote: text.clone() }],
+                    text,
+                    aspect: aspect.map(|a| a.label.clone()),
+                });
+            }
+            direct::Piece::Code { source, block } => {
+                let src = &sources[source];
+                let b = &src.an.code[block];
+                // Blank lines would end the answer's block; the quote still
+                // matches the source, whitespace being normalised.
+                let code: String = src.doc.text[b.start..b.end]
+                    .lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                if !out.ends_with('\n') {
+                    out.push('\n');
+                }
+                out.push_str(&format!("Example [{}]:\n```\n{code}\n```\n", src.doc.meta.id.0));
+                claims.push(Claim {
+                    citations: vec![Citation { source: src.doc.meta.id, quote: code.clone() }],
+                    text: code,
+                    aspect: aspect.map(|a| a.label.clone()),
+                });
+            }
+        }
+    }
+    out.truncate(out.trim_end().len());
+    out.push('\n');
+    out
 }
 
 /// A quote of the direct answer with where it stands: its section's
@@ -320,13 +360,6 @@ fn labelled(src: &Src<'_>, sentence: usize, text: &str, id: u32, labels: &mut Ve
     labels.push(page);
     format!("*{}:* {text} [{id}]", label.replace('*', ""))
 }
-
-/// How sharply the direct answer prefers the best-supported sources.
-const FOCUS_POWER: f64 = 1.0;
-
-/// How much more of the question a passage must hold jointly than the
-/// best separate sentences to lead the answer.
-const LEAD_ADDS: f64 = 0.15;
 
 /// How the draft's line of related concepts opens.
 pub const SEE_ALSO: &str = "See also: ";

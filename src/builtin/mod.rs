@@ -10,15 +10,19 @@
 
 mod analysis;
 mod answer;
+mod answering;
 mod aspects;
 mod bridge;
 mod candidates;
 mod clusters;
 mod config;
 mod critique;
+mod direct;
 mod draft;
 mod follow;
+mod parts;
 mod plan;
+mod question;
 mod rarity;
 mod related;
 mod review;
@@ -30,6 +34,7 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 
+pub use answering::{AnswerUnit, AnswerWeights, Signals};
 pub use bridge::{Definition, Glossary};
 pub use config::BuiltinConfig;
 pub use follow::Links;
@@ -108,7 +113,12 @@ impl BuiltinReasoner {
     }
 
     fn aspects(&self, question: &str, weights: &Weights, stemmer: &mut Stemmer) -> Vec<Aspect> {
-        aspects::aspects(question, stemmer, weights, self.cfg.max_aspects)
+        let mut asked = aspects::aspects(question, stemmer, weights, self.cfg.max_aspects);
+        if !self.cfg.word_sense_in_code {
+            // Every form matches: a word inside an identifier counts as the word.
+            asked.iter_mut().flat_map(|a| a.forms.iter_mut()).for_each(|f| f.2 = true);
+        }
+        asked
     }
 
     /// The question's aspects plus the related ones an earlier critique
@@ -129,6 +139,56 @@ impl BuiltinReasoner {
             }
         }
         asked
+    }
+
+    /// Every sentence the answer model weighs for a draft of `ctx`, with
+    /// its signals: what the quality benchmark records to fit
+    /// `[builtin.answer]`.
+    pub fn answer_units(&self, ctx: &DraftContext) -> Vec<answering::AnswerUnit> {
+        let mut stemmer = Stemmer::default();
+        let chosen = chosen_stems(&ctx.constraints, &ctx.question, &mut stemmer);
+        let sources = in_chosen_sense(self.analyzed(&ctx.sources, &mut stemmer), &chosen);
+        let weights = self.weights(&sources);
+        let aspects = self.aspects(&ctx.question, &weights, &mut stemmer);
+        let focus = answering::Focus::new(&ctx.question, &aspects);
+        let (scored, parts) = answering::score(&sources, &focus, &weights, &self.cfg.answer, self.cfg.draft_sources);
+        let mut out: Vec<answering::AnswerUnit> = Vec::new();
+        let mut seen: Vec<(usize, usize)> = Vec::new();
+        for s in scored {
+            let an = &sources[s.source].an;
+            let part = &parts[s.source][s.part];
+            let heading = part.heading.map(|h| an.headings[h].0.clone()).unwrap_or_default();
+            let unit = |text: String, code: bool, literal: f64| answering::AnswerUnit {
+                source: sources[s.source].doc.meta.canonical.clone(),
+                heading: heading.clone(),
+                text,
+                part: s.part,
+                code,
+                signals: answering::Signals { literal, ..s.signals },
+                chance: s.chance,
+            };
+            out.push(unit(
+                an.sentence_text(&sources[s.source].doc.text, s.sentence).to_string(),
+                false,
+                s.signals.literal,
+            ));
+            if !seen.contains(&(s.source, s.part)) {
+                seen.push((s.source, s.part));
+                let first = an.sentences.get(part.sentences.start).map_or(0, |x| x.paragraph);
+                for &c in part.code.iter().filter(|&&c| an.code[c].after > first) {
+                    let b = &an.code[c];
+                    let held: Vec<f64> = focus
+                        .aspects
+                        .iter()
+                        .map(|a| {
+                            aspects::coverage(a, |k| b.stems.binary_search_by(|x| x.as_str().cmp(k)).is_ok(), &weights)
+                        })
+                        .collect();
+                    out.push(unit(sources[s.source].doc.text[b.start..b.end].to_string(), true, focus.share(&held)));
+                }
+            }
+        }
+        out
     }
 
     fn corpus_note(&self) -> String {
@@ -262,7 +322,7 @@ impl Reasoner for BuiltinReasoner {
         let named: Vec<String> = ctx.previous_critique.as_ref().map(|c| c.aspects_required.clone()).unwrap_or_default();
         let aspects = still_related(self.with_related(aspects, &named, &weights, &mut stemmer), &sources);
         let cstems = constraint_stems(&ctx.constraints, &ctx.question, &mut stemmer);
-        Ok(Reply::free(draft::draft(&sources, &aspects, &weights, &cstems, &self.cfg)))
+        Ok(Reply::free(draft::draft(&sources, &aspects, &ctx.question, &weights, &cstems, &self.cfg)))
     }
 
     async fn critique(&self, ctx: CritiqueContext) -> Result<Reply<Critique>, ReasonerError> {

@@ -99,6 +99,7 @@ pub fn discover(
                 related: true,
                 position: usize::MAX,
                 parenthetical: false,
+                forms: Vec::new(),
             }
         })
         .collect()

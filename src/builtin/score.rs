@@ -1,7 +1,7 @@
 //! How well text supports the question's aspects: per sentence (for the
 //! draft and the critique) and per source (for review).
 
-use super::analysis::AnalyzedDoc;
+use super::analysis::{AnalyzedDoc, holds_in};
 use super::aspects::{Aspect, coverage};
 use super::rarity::Weights;
 
@@ -37,16 +37,38 @@ impl Support {
     }
 }
 
+/// A stem counts for a sentence, heading or title only as the question asked
+/// it: in prose, or in code as the same word (`analysis::holds_in`).
 pub fn sentence_support(a: &Aspect, d: &AnalyzedDoc, i: usize, w: &Weights) -> Support {
     let s = &d.sentences[i];
-    let heading = s.heading.map(|h| &d.headings[h].1);
-    let in_section =
-        |k: &str| heading.is_some_and(|h| h.iter().any(|x| x == k)) || d.title_stems.iter().any(|x| x == k);
+    let in_heading = |k: &str| {
+        s.heading.is_some_and(|h| {
+            let (asked, compound) = a.form(k);
+            d.headings[h].1.iter().any(|x| x == k) && holds_in(&d.heading_code[h], k, asked, compound)
+        })
+    };
+    let in_section = |k: &str| in_heading(k) || d.title_stems.iter().any(|x| x == k);
+    let holds = |k: &str| {
+        let (asked, compound) = a.form(k);
+        s.holds(k, asked, compound)
+    };
     Support {
-        literal: coverage(a, |k| s.has(k), w),
-        context: coverage(a, |k| s.has(k) || in_section(k), w),
+        literal: coverage(a, holds, w),
+        context: coverage(a, |k| holds(k) || in_section(k), w),
         section: coverage(a, in_section, w),
     }
+}
+
+/// How much of an aspect heading `h` of a source holds, as the question asked it.
+pub fn heading_coverage(a: &Aspect, d: &AnalyzedDoc, h: usize, w: &Weights) -> f64 {
+    coverage(
+        a,
+        |k| {
+            let (asked, compound) = a.form(k);
+            d.headings[h].1.iter().any(|x| x == k) && holds_in(&d.heading_code[h], k, asked, compound)
+        },
+        w,
+    )
 }
 
 /// A source's relevance to the aspects in `[0, 1]`: for each aspect its

@@ -76,3 +76,53 @@ async fn each_quote_of_the_direct_answer_says_which_section_it_comes_from_once()
     assert!(!opening.contains("*Examples:*"), "{opening}");
     assert_eq!(opening.matches("*Picking the next task by priority:*").count(), 1, "{opening}");
 }
+
+async fn drafted(question: &str, sources: Vec<SourceDoc>) -> crate::engine::model::Draft {
+    let ctx = DraftContext {
+        question: question.into(),
+        constraints: Vec::new(),
+        iteration: 1,
+        sources,
+        previous_draft: None,
+        previous_critique: None,
+        memories: Vec::new(),
+    };
+    super::test_docs::reasoner().draft(ctx).await.unwrap().value
+}
+
+#[tokio::test]
+async fn the_section_whose_heading_names_the_question_opens_the_answer_with_its_first_sentence() {
+    // The answering sentence shares no word with the question; its
+    // section's heading names the question's focus. Another page repeats
+    // the question's words without answering it.
+    let heap = "# Struct Heap\n\nA priority queue that pops its greatest item first. Items are kept in one \
+                vector that grows on demand.\n\n## Min-heap\n\nWrap each value in `Reverse` and the order flips. \
+                The smallest value then comes out first, and peeking shows it without removing it.\n";
+    let trees = "# Trees\n\nA min-heap is a tree in which each parent is at most its children. Schedulers and \
+                 graph searches often keep a min-heap of pending work.\n";
+    // The other page comes first and is reviewed as well.
+    let sources = vec![with_relevance(doc(2, "Trees", trees), 0.8), with_relevance(doc(1, "Heap", heap), 0.8)];
+    let draft = drafted("How do I get a min-heap?", sources).await;
+    let opening = first_paragraph(&draft.markdown);
+    // After the label of where it stands (a one-word heading gives way to the page's title).
+    let quote = opening.strip_prefix("*Heap:* ").unwrap_or(opening);
+    assert!(quote.starts_with("Wrap each value in `Reverse` and the order flips. [1]"), "{opening}");
+}
+
+#[tokio::test]
+async fn a_how_to_answered_by_code_quotes_the_example_and_it_verifies() {
+    let fmt = "# Formatting\n\nFormatting macros turn values into text.\n\n## Width\n\nA width pads the value to \
+               at least that many characters. A `0` before the width pads a number with zeros instead of \
+               spaces.\n\n```\nlet padded = format!(\"{:05}\", 42);\nassert_eq!(padded, \"00042\");\n```\n\n\
+               ## Precision\n\nA precision after a dot limits the digits after the decimal point.\n";
+    let source = doc(1, "Formatting", fmt);
+    let draft = drafted("How do I pad a number with zeros?", vec![source.clone()]).await;
+    let code = "let padded = format!(\"{:05}\", 42);\nassert_eq!(padded, \"00042\");";
+    assert!(draft.markdown.contains(&format!("```\n{code}\n```")), "{}", draft.markdown);
+    let claim = draft.claims.iter().find(|c| c.text == code).unwrap_or_else(|| panic!("{:?}", draft.claims));
+    assert_eq!(claim.citations[0].source, source.meta.id);
+    // VERIFY finds every quote of the draft, the code's too, in its source.
+    let checked = crate::engine::check::SourceDoc::new(&source.text);
+    let v = crate::engine::citations::verify(&draft.markdown, &draft.claims, &|_| Some(&checked));
+    assert!(v.unsupported.is_empty(), "{v:?}");
+}

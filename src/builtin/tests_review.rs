@@ -229,3 +229,29 @@ async fn a_rejected_source_found_again_by_another_query_is_judged_with_that_evid
     assert!(verdict(&again, 3).kept, "{again:?}");
     assert!(f64::from(verdict(&again, 3).relevance) > relevance, "{again:?}");
 }
+
+#[tokio::test]
+async fn a_page_holding_a_question_word_only_inside_an_identifier_is_not_kept_on_it() {
+    // "leading zeros" asked in prose; one page names only the method
+    // `leading_zeros` (the count of unset high bits), the other pads.
+    let bits = "# Method u32\n\nTo count how many of the high bits of a number are unset, call \
+                `u32::leading_zeros`; `u32::trailing_zeros` counts the low ones. Both take the number by copy \
+                and run in constant time on every platform, so bit tricks in hot loops can call them freely \
+                without a branch. Signed integers have the same methods, with the \
+                same results for the same bits.";
+    let pad = "# Formatting\n\nA width in a format string pads the value to that many characters. With a `0` \
+               before the width, a number is padded with leading zeros instead of spaces, so `{:05}` writes 42 \
+               as 00042. The sign, if any, comes before the zeros, and a precision can be combined with it for \
+               decimal numbers.";
+    let ctx = ReviewContext {
+        question: "How do I print a number with leading zeros?".into(),
+        constraints: Vec::new(),
+        candidates: vec![doc(1, "u32", bits), doc(2, "Formatting", pad)],
+        kept: Vec::new(),
+        found_again: Vec::new(),
+    };
+    let v = reasoner().review(ctx).await.unwrap().value;
+    assert!(verdict(&v, 2).kept, "{v:?}");
+    assert!(!verdict(&v, 1).kept, "{v:?}");
+    assert!(verdict(&v, 1).relevance < verdict(&v, 2).relevance / 2.0, "{v:?}");
+}

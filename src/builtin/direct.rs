@@ -1,0 +1,331 @@
+//! The direct answer from the answering parts of the kept pages. Each part
+//! (a section under its heading, or the page's opening) is weighed as a
+//! whole: how much of the question its heading and sentences hold
+//! together, whether its page is the item the question names, and how well
+//! the review stands behind its page. From the best parts the answer
+//! quotes the opening, the sentences that hold the question (with the list
+//! a sentence introduces) and the shortest code example that shows it.
+//! A sentence that shares few words with the question is quoted when it
+//! opens the part that does.
+
+use super::Src;
+use super::analysis::{AnalyzedDoc, refers_back};
+use super::answering::Focus;
+use super::aspects::Aspect;
+use super::parts::{Part, parts, shortest_example};
+use super::question::{Kind, answers_kind};
+use super::rarity::Weights;
+use super::score::{heading_coverage, sentence_support};
+
+/// A piece of the direct answer: a verbatim span of sentences, or a code block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Piece {
+    /// Sentences `first..=last` of a source, contiguous in its text.
+    Span { source: usize, first: usize, last: usize },
+    /// A code block of a source.
+    Code { source: usize, block: usize },
+}
+
+/// The direct answer: its pieces in reading order.
+#[derive(Debug, Clone, Default)]
+pub struct DirectAnswer {
+    pub pieces: Vec<Piece>,
+}
+
+/// `[builtin]` settings of the direct answer.
+#[derive(Debug, Clone, Copy)]
+pub struct DirectSettings {
+    /// Sentences quoted at most.
+    pub max_sentences: usize,
+    /// Sentences quoted from one part at most.
+    pub per_part: usize,
+    /// Words the quoted sentences hold at most (about).
+    pub max_words: usize,
+    /// Code examples at most.
+    pub max_examples: usize,
+    /// Score gained per unit of heading share.
+    pub heading_gain: f64,
+    /// Score gained by the opening of the page the question names.
+    pub subject_gain: f64,
+    /// Sources weighed, at most.
+    pub max_sources: usize,
+    /// Only the first this many sources may open the answer as the page
+    /// the question names; 0 turns that off.
+    pub opening_sources: usize,
+    /// How a sentence's worth as an answer is made.
+    pub weights: AnswerPartWeights,
+}
+
+/// `[builtin.answer_weights]`: a sentence's worth in the direct answer is
+/// `(literal + part × its part's score relative to the best part + cue +
+/// opening + heading × its heading's share + subject_opening) × (1 -
+/// relevance + relevance × its source's review relevance)`, where `literal`
+/// is the share of the question the sentence holds itself, `cue` counts
+/// when it reads as the kind of answer asked for, `opening` and `heading`
+/// when it opens its part, `subject_opening` when that part opens the page
+/// the question names. A sentence holding none of the question is quoted
+/// only as the opening of a part whose heading holds at least
+/// `heading_alone` of the question, or of the page the question names.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AnswerPartWeights {
+    pub part: f64,
+    pub cue: f64,
+    pub opening: f64,
+    pub heading: f64,
+    pub heading_alone: f64,
+    pub subject_opening: f64,
+    pub relevance: f64,
+}
+
+impl Default for AnswerPartWeights {
+    fn default() -> Self {
+        Self {
+            part: 0.2,
+            cue: 0.1,
+            opening: 0.2,
+            heading: 0.5,
+            heading_alone: 0.5,
+            subject_opening: 0.5,
+            relevance: 0.45,
+        }
+    }
+}
+
+/// A part with its score.
+struct Weighed {
+    source: usize,
+    part: Part,
+    /// Share of the question its heading (or, for a page's opening, its title) holds.
+    heading: f64,
+    subject: bool,
+    score: f64,
+}
+
+/// Whether the page's title names an item the question names: the title's
+/// item ("var" of "var in std::env - Rust", "cargo tree" of "cargo tree -
+/// The Cargo Book") is written in the question as an identifier or is a
+/// rare word of it.
+pub fn names_subject(title: &str, aspects: &[&Aspect], w: &Weights) -> bool {
+    let item = title.split(" - ").next().unwrap_or_default();
+    let item = item.split(" in ").next().unwrap_or_default().trim();
+    let words: Vec<String> = item
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .filter(|x| !x.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    if words.is_empty() || words.len() > 3 || words.iter().all(|x| x.len() < 3) {
+        return false;
+    }
+    words.iter().all(|word| {
+        aspects.iter().any(|a| {
+            a.forms.iter().any(|(stem, surface, compound)| {
+                let same = surface == word || surface.trim_end_matches('s') == word.trim_end_matches('s');
+                let named = *compound
+                    || a.label.split_whitespace().any(|l| {
+                        l.trim_matches('`').eq_ignore_ascii_case(word)
+                            && l.chars().next().is_some_and(|c| c.is_uppercase() || c == '`')
+                    });
+                same && (named || w.of(stem) >= RARE_NAME)
+            })
+        })
+    })
+}
+
+/// Weight from which a plain word of the question names an item by itself.
+const RARE_NAME: f64 = 0.5;
+
+fn weigh(sources: &[Src<'_>], focus: &Focus<'_>, w: &Weights, s: &DirectSettings) -> Vec<Weighed> {
+    let mut out = Vec::new();
+    for (si, src) in sources.iter().enumerate().take(s.max_sources) {
+        let an = &src.an;
+        let rel = f64::from(src.doc.relevance.unwrap_or(0.5));
+        let subject = names_subject(&src.doc.meta.title, &focus.aspects, w);
+        let title: Vec<f64> = focus
+            .aspects
+            .iter()
+            .map(|a| super::aspects::coverage(a, |k| an.title_stems.iter().any(|t| t == k), w))
+            .collect();
+        for part in parts(an) {
+            let heads: Vec<f64> = focus
+                .aspects
+                .iter()
+                .enumerate()
+                .map(|(k, a)| {
+                    let h = part.heading.map_or(0.0, |h| heading_coverage(a, an, h, w));
+                    if part.opening { h.max(title[k]) } else { h }
+                })
+                .collect();
+            let shares: Vec<f64> = focus
+                .aspects
+                .iter()
+                .enumerate()
+                .map(|(k, a)| {
+                    part.sentences.clone().map(|i| sentence_support(a, an, i, w).literal).fold(heads[k], f64::max)
+                })
+                .collect();
+            let topic = focus.share(&shares);
+            if topic <= 0.0 {
+                continue;
+            }
+            let heading = focus.share(&heads);
+            let named = subject && part.opening && si < s.opening_sources;
+            let score = topic
+                * (0.55 + 0.45 * rel)
+                * (1.0 + s.heading_gain * heading)
+                * (1.0 + if named { s.subject_gain } else { 0.0 });
+            out.push(Weighed { source: si, part, heading, subject: named, score });
+        }
+    }
+    out.sort_by(|a, b| b.score.total_cmp(&a.score));
+    out
+}
+
+/// Items of a list quoted with the sentence introducing it, at most.
+const LIST_ITEMS: usize = 5;
+
+/// The list a chosen item belongs to, with the sentence introducing it
+/// ("… these families of methods:"), as one span: the items alone do not
+/// say what they list.
+fn list_span(an: &AnalyzedDoc, text: &str, part: &Part, i: usize) -> Option<(usize, usize)> {
+    let sents = &an.sentences;
+    if !sents[i].item {
+        return None;
+    }
+    let mut first = i;
+    while first > part.sentences.start && sents[first - 1].item {
+        first -= 1;
+    }
+    let intro = first.checked_sub(1).filter(|&k| k >= part.sentences.start)?;
+    if !an.sentence_text(text, intro).trim_end().ends_with(':') {
+        return None;
+    }
+    let mut last = first;
+    while last + 1 < part.sentences.end && sents[last + 1].item && last + 1 - first < LIST_ITEMS {
+        last += 1;
+    }
+    Some((intro, last.max(i)))
+}
+
+/// A sentence of a weighed part, with its worth as an answer.
+struct Pick {
+    part: usize,
+    sentence: usize,
+    worth: f64,
+}
+
+/// The direct answer from the best parts of the first sources: the
+/// sentences worth most as an answer (how much of the question each holds,
+/// plus what its part holds, whether it opens its part or the page the
+/// question names, whether it reads as the kind of answer asked for), at
+/// most `per_part` from a part; grouped by part, in page order, with the
+/// neighbour a sentence leans on and the list it belongs to; then the
+/// shortest code example of the leading parts.
+pub fn direct_answer(
+    sources: &[Src<'_>],
+    aspects: &[Aspect],
+    question: &str,
+    w: &Weights,
+    s: &DirectSettings,
+) -> DirectAnswer {
+    let focus = Focus::new(question, aspects);
+    let weighed = weigh(sources, &focus, w, s);
+    let Some(best) = weighed.first() else { return DirectAnswer::default() };
+    let top = best.score.max(1e-9);
+    let mut picks: Vec<Pick> = Vec::new();
+    for (pi, p) in weighed.iter().enumerate() {
+        let src = &sources[p.source];
+        let an = &src.an;
+        let rel = f64::from(src.doc.relevance.unwrap_or(0.5));
+        let opening = p.part.sentences.clone().find(|&i| an.sentences[i].quotable);
+        for i in p.part.sentences.clone().filter(|&i| an.sentences[i].quotable) {
+            let text = an.sentence_text(&src.doc.text, i);
+            let literal =
+                focus.share(&focus.aspects.iter().map(|a| sentence_support(a, an, i, w).literal).collect::<Vec<_>>());
+            let cue = focus.kinds.iter().any(|&k| answers_kind(text, k));
+            let opens = opening == Some(i) && !refers_back(text);
+            if literal <= 0.0 && !(opens && (p.subject || p.heading >= s.weights.heading_alone)) {
+                continue;
+            }
+            let worth = (literal
+                + s.weights.part * p.score / top
+                + if cue { s.weights.cue } else { 0.0 }
+                + if opens { s.weights.opening + s.weights.heading * p.heading } else { 0.0 }
+                + if opens && p.subject { s.weights.subject_opening } else { 0.0 })
+                * (1.0 - s.weights.relevance + s.weights.relevance * rel);
+            picks.push(Pick { part: pi, sentence: i, worth });
+        }
+    }
+    picks.sort_by(|a, b| b.worth.total_cmp(&a.worth).then(a.part.cmp(&b.part)).then(a.sentence.cmp(&b.sentence)));
+    // The best sentences, few per part, no words said twice.
+    let mut chosen: Vec<&Pick> = Vec::new();
+    let mut said: Vec<String> = Vec::new();
+    let mut words = 0;
+    for pick in &picks {
+        if chosen.len() >= s.max_sentences || words >= s.max_words {
+            break;
+        }
+        let p = &weighed[pick.part];
+        if chosen.iter().filter(|c| c.part == pick.part).count() >= s.per_part {
+            continue;
+        }
+        let src = &sources[p.source];
+        let key = crate::text::normalize_for_match(src.an.sentence_text(&src.doc.text, pick.sentence));
+        if said.contains(&key) {
+            continue;
+        }
+        said.push(key);
+        words += src.an.sentences[pick.sentence].words;
+        chosen.push(pick);
+    }
+    // Parts in the order of their score (the part about the question
+    // first, even when another part repeats more of its words); sentences
+    // in page order.
+    let mut order: Vec<usize> = chosen.iter().map(|c| c.part).collect();
+    order.sort_unstable();
+    order.dedup();
+    let wants_code = focus.kinds.contains(&Kind::How) || focus.aspects.iter().any(|a| a.forms.iter().any(|f| f.2));
+    let wanted: Vec<&str> = focus.aspects.iter().flat_map(|a| a.key.iter().map(String::as_str)).collect();
+    let mut pieces = Vec::new();
+    let mut examples = 0;
+    for (n, &pi) in order.iter().enumerate() {
+        let p = &weighed[pi];
+        let src = &sources[p.source];
+        let an = &src.an;
+        let mut spans: Vec<(usize, usize)> = Vec::new();
+        let mut mine: Vec<usize> = chosen.iter().filter(|c| c.part == pi).map(|c| c.sentence).collect();
+        mine.sort_unstable();
+        for i in mine {
+            let (mut first, mut last) = (i, i);
+            if let Some((a, b)) = list_span(an, &src.doc.text, &p.part, i) {
+                (first, last) = (a, b);
+            } else if refers_back(an.sentence_text(&src.doc.text, i))
+                && i > p.part.sentences.start
+                && an.sentences[i - 1].paragraph == an.sentences[i].paragraph
+                && an.sentences[i - 1].quotable
+            {
+                first = i - 1;
+            }
+            match spans.last_mut() {
+                Some(prev) if first <= prev.1 + 1 => prev.1 = prev.1.max(last),
+                _ => spans.push((first, last)),
+            }
+        }
+        // An example is relevant when it holds a term of the question or of
+        // the sentences quoted from its part.
+        let mut wanted = wanted.clone();
+        for &(first, last) in &spans {
+            wanted.extend((first..=last).flat_map(|k| an.sentences[k].stems.iter().map(String::as_str)));
+        }
+        pieces.extend(spans.into_iter().map(|(first, last)| Piece::Span { source: p.source, first, last }));
+        if wants_code
+            && examples < s.max_examples
+            && n < 2
+            && let Some(block) = shortest_example(an, &p.part, &wanted)
+        {
+            pieces.push(Piece::Code { source: p.source, block });
+            examples += 1;
+        }
+    }
+    DirectAnswer { pieces }
+}
