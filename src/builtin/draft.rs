@@ -290,12 +290,20 @@ fn render_direct(
             direct::Piece::Span { source, first, last } => {
                 let src = &sources[source];
                 let sents = &src.an.sentences;
-                let text =
-                    src.doc.text[sents[first].start..sents[last].end].split_whitespace().collect::<Vec<_>>().join(" ");
+                let sentence = |k: usize| {
+                    src.doc.text[sents[k].start..sents[k].end].split_whitespace().collect::<Vec<_>>().join(" ")
+                };
+                let text = (first..=last).map(sentence).collect::<Vec<_>>().join(" ");
                 if !out.is_empty() && !out.ends_with('\n') {
                     out.push(' ');
                 }
-                out.push_str(&labelled(src, first, &text, src.doc.meta.id.0, &mut labels));
+                // Each sentence carries its citation: a reader (and the
+                // checker of every cited sentence) sees where each comes from.
+                let id = src.doc.meta.id.0;
+                out.push_str(&labelled(src, first, &sentence(first), id, &mut labels));
+                for k in first + 1..=last {
+                    out.push_str(&format!(" {} [{id}]", sentence(k)));
+                }
                 claims.push(Claim {
                     citations: vec![Citation { source: src.doc.meta.id, quote: text.clone() }],
                     text,
