@@ -43,10 +43,15 @@ fn reasoner(c: &LlmConfig) -> Arc<LlmReasoner> {
     Arc::new(LlmReasoner::with_endpoints(c.clone(), Prompts::builtin(), vec![e]).unwrap())
 }
 
+/// The fake model's critiques were written for seed 004's weighted average
+/// and its 0.85 threshold ("settled" means that here); the calibrated
+/// mapping was fitted on built-in sessions and is tested on its own.
 fn preset_settings(preset: Preset) -> EngineSettings {
     let mut s = EngineSettings::with_limits("cost", preset.limits());
     s.limits.time_limit_secs = 0;
     s.limits.cost_budget_usd = 0.0;
+    s.evaluate.calibration.enabled = false;
+    s.decide.confidence_threshold = 0.85;
     s
 }
 

@@ -64,6 +64,14 @@ async fn an_mcp_client_researches_gets_progress_and_answers_an_ask() {
     let refused = client.call_tool(params).await.expect_err("out of range");
     assert!(refused.to_string().contains("max_iterations`: must be between 1 and 100 (got 1000)"), "{refused}");
     assert!(listed(&home).is_empty(), "nothing was started");
+    // So is a question longer than research.max_question_chars, at once.
+    let long = "why does the widget latency grow ".repeat(2_000);
+    let params = CallToolRequestParams::new("research").with_arguments(args(json!({"question": long})));
+    let asked = std::time::Instant::now();
+    let refused = client.call_tool(params).await.expect_err("too long");
+    assert!(refused.to_string().contains("characters long; the limit is"), "{refused}");
+    assert!(asked.elapsed() < std::time::Duration::from_secs(5), "refused before any work: {:?}", asked.elapsed());
+    assert!(listed(&home).is_empty(), "nothing was started");
 
     let info = client.peer_info().expect("server info");
     assert_eq!(info.server_info.as_ref().map(|i| i.name.as_str()), Some("sleuth"));

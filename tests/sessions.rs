@@ -534,7 +534,13 @@ fn schema_2_logs_replay_to_the_same_report_and_export_with_their_reasons_typed()
         // (the schema-2 build called a degraded session `finished`) and the
         // sources list's lines (issue 27.19 lists each source once by id and
         // calls a file's date `modified`).
-        let then = std::fs::read_to_string(fixtures.join(format!("{name}.export.md"))).unwrap();
+        // Counts now agree with their nouns ("0 issues", "1 attempt").
+        let then =
+            (0..10).fold(std::fs::read_to_string(fixtures.join(format!("{name}.export.md"))).unwrap(), |t, n| {
+                let (issue, attempt) = if n == 1 { ("issue", "attempt") } else { ("issues", "attempts") };
+                t.replace(&format!(" {n} issue(s)"), &format!(" {n} {issue}"))
+                    .replace(&format!(" {n} attempt(s)"), &format!(" {n} {attempt}"))
+            });
         let now = export(&state, &summary, ExportFormat::Markdown);
         let status_line = |t: &str| {
             let mut in_sources = false;

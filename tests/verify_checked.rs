@@ -34,6 +34,9 @@ async fn session_with_report(report: &str, docs: Vec<scripted::Doc>) -> SessionS
     c.backoff_min_ms = 10;
     c.backoff_max_ms = 50;
     c.timeout_secs = 5;
+    // The model writes the report (not assembled from the draft's claims):
+    // its sentences beyond the claims are what is checked here.
+    c.write_with_model = true;
     let endpoint = Endpoint::with_env(&c.resolved_endpoints()[0], &c, |_| None).unwrap();
     let reasoner = Arc::new(LlmReasoner::with_endpoints(c.clone(), Prompts::builtin(), vec![endpoint]).unwrap());
     let provider: Arc<dyn SearchProvider> = Arc::new(ScriptedProvider::new("web", docs));

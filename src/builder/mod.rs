@@ -269,9 +269,19 @@ impl Runtime {
 }
 
 /// Whether sessions under `a` and `b` take their parts from the same
-/// resources: the same providers' sections, model section and memory.
+/// resources: `b`'s chains name only providers `a` has (in any order or
+/// grouping), with the same providers' sections, model section and memory.
+/// (`--sources academic` over a local configuration needs other providers,
+/// and no local index.)
 pub fn shares_parts(a: &Config, b: &Config) -> bool {
-    a.local == b.local && a.web == b.web && a.opensearch == b.opensearch && a.llm == b.llm && a.memory == b.memory
+    let named = |c: &Config| c.search.chains.iter().flatten().cloned().collect::<std::collections::BTreeSet<String>>();
+    named(b).is_subset(&named(a))
+        && a.local == b.local
+        && a.web == b.web
+        && a.scholarly() == b.scholarly()
+        && a.opensearch == b.opensearch
+        && a.llm == b.llm
+        && a.memory == b.memory
 }
 
 fn settings_from(config: &Config, snapshot: serde_json::Value, redactor: Redactor, id: &str) -> EngineSettings {

@@ -3,7 +3,7 @@
 use crate::engine::model::Action;
 use crate::engine::protocol::{Event, EventRecord};
 use crate::engine::state::SessionState;
-use crate::text::sanitize_inline;
+use crate::text::{counted, sanitize_inline};
 
 /// The progress line for `record`, given the state after applying it.
 pub fn line(record: &EventRecord, state: &SessionState) -> Option<String> {
@@ -17,20 +17,21 @@ pub fn line(record: &EventRecord, state: &SessionState) -> Option<String> {
             h.providers.iter().map(|c| c.join(">")).collect::<Vec<_>>().join(", ")
         ),
         Event::Planned { iteration, queries, .. } => format!(
-            "{} plan: {} queries: {}",
+            "{} plan: {}: {}",
             it(iteration),
-            queries.len(),
+            counted(queries.len(), "query", "queries"),
             queries.iter().map(|q| format!("\"{}\"", sanitize_inline(&q.text))).collect::<Vec<_>>().join(", ")
         ),
         Event::IterationStarted { iteration, queries } if !queries.is_empty() => {
-            format!("{} start: {} queries", it(iteration), queries.len())
+            format!("{} start: {}", it(iteration), counted(queries.len(), "query", "queries"))
         }
         Event::QuerySearched { iteration, query, hits, provider, reformulated_from, .. } => {
             let re = reformulated_from
                 .as_ref()
                 .map(|f| format!(" (reformulated from \"{}\")", sanitize_inline(f)))
                 .unwrap_or_default();
-            format!("{} search \"{}\" → {hits} hits ({provider}){re}", it(iteration), sanitize_inline(query))
+            let hits = counted(*hits, "hit", "hits");
+            format!("{} search \"{}\" → {hits} ({provider}){re}", it(iteration), sanitize_inline(query))
         }
         Event::QueryFailed { iteration, query, error, .. } => {
             format!("{} search \"{}\" failed: {}", it(iteration), sanitize_inline(query), sanitize_inline(error))
@@ -80,12 +81,11 @@ pub fn line(record: &EventRecord, state: &SessionState) -> Option<String> {
             critique.gaps.len()
         ),
         Event::Evaluated { iteration, evaluation: e } => format!(
-            "{} evaluate: confidence {:.2} coverage {:.2} ({} of {} claims supported)",
+            "{} evaluate: confidence {:.2} coverage {:.2}; {}",
             it(iteration),
             e.confidence,
             e.coverage,
-            e.supported_claims,
-            e.claims
+            e.claims_line()
         ),
         Event::Decided { iteration, decision } => {
             format!("{} decide: {} — {}", it(iteration), decision.action, decision.detail)
@@ -95,7 +95,7 @@ pub fn line(record: &EventRecord, state: &SessionState) -> Option<String> {
         }
         Event::Error { phase, message } => format!("error in {phase}: {}", sanitize_inline(message)),
         Event::Verified { verification: v } => format!(
-            "verified: {} of {} claims supported; {} of {} cited sentences backed by their sources{}, {} unknown citation ids",
+            "verified: {} of {} claims backed by their quote (in the cited source, saying what the claim says); {} of {} cited sentences backed by their sources{}, {} unknown citation ids",
             v.claims_supported,
             v.claims_checked,
             v.statements_supported(),
@@ -175,5 +175,18 @@ mod tests {
         assert_eq!(written(Some(3)), "report written from iteration 3");
         let none = written(None);
         assert!(none.contains("no draft was written") && !none.contains('-'), "{none}");
+    }
+
+    #[test]
+    fn the_verified_line_says_what_it_checks() {
+        let v = crate::engine::model::Verification { claims_checked: 22, claims_supported: 22, ..Default::default() };
+        let l = line(&record(Event::Verified { verification: v }), &SessionState::default()).unwrap();
+        assert!(
+            l.starts_with(
+                "verified: 22 of 22 claims backed by their quote (in the cited source, saying what the claim says)"
+            ),
+            "{l}"
+        );
+        assert!(!l.contains("claims supported"), "{l}");
     }
 }

@@ -63,12 +63,12 @@ fn table(s: &Stats) -> Vec<(&'static str, String)> {
         (
             "search failures",
             format!(
-                "{} of {} queries ({}) · {} provider fallbacks · {} degraded session(s)",
+                "{} of {} queries ({}) · {} provider fallbacks · {}",
                 s.search_failures,
                 s.queries,
                 pct(s.search_failure_rate),
                 s.provider_fallbacks,
-                s.degraded_sessions
+                crate::text::counted(s.degraded_sessions, "degraded session", "degraded sessions")
             ),
         ),
         ("total cost", format!("${:.4}", s.cost_usd)),

@@ -32,7 +32,8 @@ pub fn mistyped_subcommand(command: &clap::Command, args: &[OsString]) -> Option
         .into_iter()
         .filter(|n| n != "help")
         .map(|n| (edit_distance(&lower, &n), n))
-        .filter(|(d, n)| *d > 0 && *d <= if n.len() <= 4 { 1 } else { 2 })
+        // Distance 0 here is a subcommand typed in another case (`Sessions`).
+        .filter(|(d, n)| *d <= if n.len() <= 4 { 1 } else { 2 })
         .min_by_key(|(d, _)| *d)
         .map(|(_, meant)| Mistyped { typed: word, meant })
 }
@@ -102,6 +103,8 @@ mod tests {
         assert_eq!(check(&["--set", "a=b", "Resmue"]).as_deref(), Some("resume"));
         assert_eq!(check(&["--config", "x.toml", "stast"]).as_deref(), Some("stats"));
         assert_eq!(check(&["rnu"]).as_deref(), Some("run"));
+        assert_eq!(check(&["Sessions"]).as_deref(), Some("sessions"));
+        assert_eq!(check(&["EXPORT", "last"]).as_deref(), Some("export"));
     }
 
     #[test]

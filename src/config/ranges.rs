@@ -46,6 +46,8 @@ pub const RANGES: &[Range] = &[
     r("evaluate.min_sources_for_confidence", 0.0, 100.0),
     r("evaluate.min_answer_relevance", UNIT.0, UNIT.1),
     r("evaluate.held_back_confidence_cap", UNIT.0, UNIT.1),
+    r("evaluate.calibration.intercept", -50.0, 50.0),
+    r("evaluate.calibration.coefficients.*", -50.0, 50.0),
     r("refine.expand_below_coverage", UNIT.0, UNIT.1),
     r("refine.narrow_below_confidence", UNIT.0, UNIT.1),
     r("refine.narrow_above_coverage", UNIT.0, UNIT.1),

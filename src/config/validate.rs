@@ -19,6 +19,9 @@ pub fn validate(c: &Config) -> Vec<Invalid> {
     if w.sum() <= 0.0 {
         v.push(Invalid { key: "evaluate.weights".into(), message: "at least one weight must be above 0".into() });
     }
+    for (key, message) in c.evaluate.calibration.problems() {
+        v.push(Invalid { key, message });
+    }
     if c.search.chains.is_empty() || c.search.chains.iter().any(Vec::is_empty) {
         v.push(Invalid {
             key: "search.chains".into(),
@@ -106,5 +109,15 @@ mod tests {
         c.search.chains = vec![vec![]];
         let keys: Vec<String> = validate(&c).into_iter().map(|i| i.key).collect();
         assert_eq!(keys, vec!["decide.coverage_threshold", "search.concurrency", "search.chains"]);
+    }
+
+    #[test]
+    fn a_calibration_coefficient_must_name_a_feature() {
+        let mut c = Config::default();
+        c.evaluate.calibration.coefficients.insert("answer_relevanse".into(), 1.0);
+        let found = validate(&c);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].key, "evaluate.calibration.coefficients.answer_relevanse");
+        assert!(found[0].message.contains("no feature"), "{}", found[0].message);
     }
 }

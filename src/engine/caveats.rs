@@ -1,7 +1,7 @@
 //! The caveats a report carries: why it stopped, what it could not cover,
 //! and whether its search was limited (seed 001 §10.3, seed 000).
 
-use super::model::{AnswerStatus, DecisionReason, StopReason};
+use super::model::{AnswerStatus, DecisionReason, Evaluation, StopReason};
 use super::settings::DecideSettings;
 use super::state::{QueryResult, SessionState};
 use crate::text::sanitize_inline;
@@ -101,11 +101,7 @@ pub fn caveats(state: &SessionState, stop: StopReason, based_on: Option<u32>, s:
     match eval {
         Some(e) => {
             if e.confidence < s.confidence_threshold {
-                out.push(format!(
-                    "Confidence {} is below the {:.2} threshold; treat the answer as provisional.",
-                    short_of(e.confidence, s.confidence_threshold),
-                    s.confidence_threshold
-                ));
+                out.push(provisional(e, s.confidence_threshold));
             }
             if !e.gaps.is_empty() {
                 out.push(format!("Not covered by the sources found: {}.", e.gaps.join(", ")));
@@ -195,6 +191,22 @@ fn no_sources_caveat(state: &SessionState) -> Option<String> {
     Some(format!("No usable source was found, so no answer could be drafted ({first})."))
 }
 
+/// The caveat of a report whose confidence is below the threshold. With
+/// calibration on, confidence is the estimated probability that the report
+/// answers the question, and the caveat says so: "provisional" then means
+/// "less likely than the threshold to answer", not "a score is low".
+fn provisional(e: &Evaluation, threshold: f64) -> String {
+    let shown = short_of(e.confidence, threshold);
+    if e.calibration.as_ref().is_some_and(|c| c.mapping.is_some()) {
+        format!(
+            "Confidence {shown} — the estimated probability that this report answers the question — is below \
+             {threshold:.2}; treat the answer as provisional."
+        )
+    } else {
+        format!("Confidence {shown} is below the {threshold:.2} threshold; treat the answer as provisional.")
+    }
+}
+
 /// A value just short of a threshold, with the decimals that show it short:
 /// 0.849 against 0.85 reads "0.849", not "0.85 is below the 0.85 threshold".
 fn short_of(value: f64, threshold: f64) -> String {
@@ -204,6 +216,57 @@ fn short_of(value: f64, threshold: f64) -> String {
 
 #[cfg(test)]
 mod tests {
+    use crate::engine::calibration::CalibrationSettings;
+    use crate::engine::model::{ConfidenceCalibration, Evaluation, Verdict};
+
+    fn evaluation(confidence: f64, calibrated: bool) -> Evaluation {
+        let features = std::collections::BTreeMap::new();
+        let mapping = calibrated.then(|| CalibrationSettings::default().apply(&features));
+        Evaluation {
+            confidence,
+            components: Default::default(),
+            weights: Default::default(),
+            coverage: 0.9,
+            aspects_required: 1,
+            aspects_addressed: 1,
+            dimensions: Default::default(),
+            quality: 0.5,
+            verdict: Verdict::Warn,
+            severity_total: 0.0,
+            gaps: vec![],
+            contradictions: 0,
+            claims: 1,
+            supported_claims: 1,
+            cited_sources: 1,
+            needs_clarification: false,
+            gain: 0.0,
+            draft_similarity: None,
+            failed_phases: vec![],
+            unanswered: false,
+            time_sensitive: false,
+            held_back: None,
+            calibration: Some(ConfidenceCalibration { features, mapping }),
+        }
+    }
+
+    #[test]
+    fn a_calibrated_provisional_caveat_says_what_the_number_is() {
+        let c = super::provisional(&evaluation(0.42, true), 0.5);
+        assert_eq!(
+            c,
+            "Confidence 0.42 — the estimated probability that this report answers the question — is below 0.50; \
+             treat the answer as provisional."
+        );
+        let c = super::provisional(&evaluation(0.4999, true), 0.5);
+        assert!(c.starts_with("Confidence 0.499 —"), "{c}");
+    }
+
+    #[test]
+    fn an_uncalibrated_provisional_caveat_names_only_the_threshold() {
+        let c = super::provisional(&evaluation(0.62, false), 0.85);
+        assert_eq!(c, "Confidence 0.62 is below the 0.85 threshold; treat the answer as provisional.");
+    }
+
     #[test]
     fn a_value_short_of_its_threshold_never_prints_as_the_threshold() {
         for (value, threshold, shown) in

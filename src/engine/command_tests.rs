@@ -62,6 +62,7 @@ fn evaluation() -> Evaluation {
         unanswered: false,
         time_sensitive: false,
         held_back: None,
+        calibration: None,
     }
 }
 

@@ -180,6 +180,7 @@ mod tests {
             unanswered: false,
             time_sensitive: false,
             held_back: None,
+            calibration: None,
         }
     }
 
@@ -209,6 +210,12 @@ mod tests {
         }
     }
 
+    /// The tables below were written for a threshold of 0.85; they test the
+    /// rules, whatever the default threshold.
+    fn threshold_085() -> DecideSettings {
+        DecideSettings { confidence_threshold: 0.85, ..DecideSettings::default() }
+    }
+
     #[test]
     fn thresholds_win_over_everything() {
         let (e, l) = (eval(0.9, 0.95), limits());
@@ -222,11 +229,11 @@ mod tests {
     #[test]
     fn confidence_alone_is_not_enough() {
         let (e, l) = (eval(0.9, 0.5), limits());
-        let d = decide(&input(&e, &l, &[0.9]), &DecideSettings::default());
+        let d = decide(&input(&e, &l, &[0.9]), &threshold_085());
         assert_eq!(d.action, Action::Continue);
         assert_eq!(d.detail, "coverage 0.50 < 0.90", "names only the threshold missed");
         let e = eval(0.5, 0.5);
-        let d = decide(&input(&e, &l, &[0.5]), &DecideSettings::default());
+        let d = decide(&input(&e, &l, &[0.5]), &threshold_085());
         assert_eq!(d.detail, "confidence 0.50 < 0.85 and coverage 0.50 < 0.90");
     }
 
@@ -294,7 +301,7 @@ mod tests {
 
     #[test]
     fn an_iteration_with_no_new_source_and_no_better_draft_stagnates() {
-        let s = DecideSettings::default();
+        let s = threshold_085();
         let l = limits();
         let e = eval(0.80, 0.95);
         let stalled = Progress { new_sources_kept: 0, best_before: Some(0.79), rounds_cost_calls: true };
@@ -333,7 +340,7 @@ mod tests {
     /// (confidence, coverage, held back, iteration) → (action, reason).
     #[test]
     fn decision_table_with_the_held_back_gate() {
-        let s = DecideSettings::default();
+        let s = threshold_085();
         let l = limits();
         let unanswered = Some("the critic found that the sources do not answer the question");
         let fallback = Some("phases failed and fell back: draft, critique");

@@ -1,14 +1,19 @@
-//! EVALUATE: confidence as seed 004's weighted average of its components
-//! (answer relevance added), coverage as aspects addressed / aspects
+//! EVALUATE: seed 004's components (answer relevance added) and their
+//! weighted average, mapped with the signals beside them to confidence,
+//! the calibrated probability that the report answers the question
+//! (`engine::calibration`); coverage as aspects addressed / aspects
 //! required, and the dimension scores, each kept so a person can see where
 //! a number came from. Every component is evidence that the question is
 //! answered: what nobody judged, or a phase that fell back produced, is 0.
 
+use super::calibration::{FeatureInput, features};
 use super::model::{
-    ConfidenceComponents, Critique, DimensionScores, Draft, Evaluation, SourceId, SourceMeta, SourceVerdict, Verdict,
+    ConfidenceCalibration, ConfidenceComponents, Critique, DimensionScores, Draft, Evaluation, SourceId, SourceMeta,
+    SourceVerdict, Verdict,
 };
 use super::recency::{is_time_sensitive, recency};
 use super::settings::EvaluateSettings;
+use super::state::SourceEntry;
 use crate::text::content_terms;
 
 pub use super::recency::days_since_epoch;
@@ -29,6 +34,8 @@ pub struct EvaluateInput<'a> {
     pub critique: Option<&'a Critique>,
     /// Sources the draft cites (unknown ids already dropped).
     pub cited: Vec<CitedSource<'a>>,
+    /// Every source of the session (for the calibration's search signals).
+    pub all_sources: &'a [SourceEntry],
     /// Per claim: whether a quote of it is in its source and supports it
     /// (see [`quote_supports_claim`]).
     pub claim_supported: Vec<bool>,
@@ -124,7 +131,27 @@ pub fn evaluate(input: &EvaluateInput<'_>, s: &EvaluateSettings) -> Evaluation {
     } else {
         Some("nothing was drafted".to_string())
     };
-    let confidence = if held_back.is_some() { weighted.min(s.held_back_confidence_cap) } else { weighted };
+    let features = features(&FeatureInput {
+        question: input.question,
+        draft: input.draft,
+        judged,
+        components: &components,
+        weighted,
+        unanswered,
+        held_back: held_back.is_some(),
+        cited: &input.cited,
+        all_sources: input.all_sources,
+    });
+    let mapping = s.calibration.enabled.then(|| s.calibration.apply(&features));
+    let calibrated = mapping.as_ref().map_or(weighted, |m| m.probability);
+    // What a fallback produced is no evidence, whatever the fit says: the
+    // fit never saw a failed phase.
+    let confidence = match held_back {
+        // No draft: no report that could answer.
+        Some(_) if !drafted => 0.0,
+        Some(_) => calibrated.min(s.held_back_confidence_cap),
+        None => calibrated,
+    };
 
     let relevances: Vec<f64> = input.cited.iter().filter_map(|c| c.verdict.map(|v| f64::from(v.relevance))).collect();
     let severity_total = critique.map_or(0.0, Critique::severity_total);
@@ -174,6 +201,7 @@ pub fn evaluate(input: &EvaluateInput<'_>, s: &EvaluateSettings) -> Evaluation {
         unanswered,
         time_sensitive,
         held_back,
+        calibration: Some(ConfidenceCalibration { features, mapping }),
     }
 }
 
@@ -300,6 +328,7 @@ mod tests {
             critique: Some(c),
             cited,
             claim_supported: vec![true, true, true, false],
+            all_sources: &[],
             previous_confidence: 0.0,
             previous_draft: None,
             today_days: 20_000,
@@ -307,8 +336,20 @@ mod tests {
         }
     }
 
+    /// Settings whose confidence is the components' weighted average (the
+    /// seed's rule, before calibration).
+    fn uncalibrated() -> EvaluateSettings {
+        let mut s = EvaluateSettings::default();
+        s.calibration.enabled = false;
+        s
+    }
+
+    fn feature(e: &Evaluation, name: &str) -> f64 {
+        e.calibration.as_ref().and_then(|c| c.features.get(name).copied()).unwrap_or(f64::NAN)
+    }
+
     #[test]
-    fn confidence_is_the_weighted_average_of_its_components() {
+    fn uncalibrated_confidence_is_the_weighted_average_of_its_components() {
         let metas = [meta(1, Some(1), None), meta(2, Some(1), None), meta(3, Some(2), None)];
         let verdicts = [verdict(1, 1.0), verdict(2, 1.0), verdict(3, 0.5)];
         let cited = metas
@@ -317,7 +358,7 @@ mod tests {
             .map(|(m, v)| CitedSource { meta: m, verdict: Some(v), fallback_verdict: false })
             .collect();
         let (d, c) = (draft(4), critique(&["a", "b"], &["a"], Some(0.8)));
-        let e = evaluate(&input("how do widgets work", &d, &c, cited), &EvaluateSettings::default());
+        let e = evaluate(&input("how do widgets work", &d, &c, cited), &uncalibrated());
         let k = e.components;
         // Source quality: tier × REVIEW's relevance, so a half-relevant tier 2 page counts 0.45.
         assert!((k.source_quality - (1.0 + 1.0 + 0.9 * 0.5) / 3.0).abs() < 1e-9, "{k:?}");
@@ -327,6 +368,8 @@ mod tests {
         assert_eq!(e.weights.recency, 0.0);
         let expected = (0.30 * 0.8 + 0.20 * k.source_quality + 0.20 * 0.5 + 0.15 * 0.75 + 0.10 * 1.0) / 0.95;
         assert!((e.confidence - expected).abs() < 1e-4, "{} vs {expected}", e.confidence);
+        assert!((feature(&e, "weighted") - expected).abs() < 1e-9, "the average is a feature either way");
+        assert_eq!(e.calibration.as_ref().and_then(|c| c.mapping.as_ref()), None);
         assert_eq!(e.held_back, None);
         assert_eq!(e.coverage, 0.5);
         assert_eq!(e.gain, e.confidence);
@@ -338,7 +381,7 @@ mod tests {
         let v = verdict(1, 1.0);
         let (d, c) = (draft(4), critique(&["a"], &["a"], Some(1.0)));
         let cited = || vec![CitedSource { meta: &m, verdict: Some(&v), fallback_verdict: false }];
-        let s = EvaluateSettings::default();
+        let s = uncalibrated();
         let timeless = evaluate(&input("how do widgets work", &d, &c, cited()), &s);
         let timely = evaluate(&input("what is the latest widget release", &d, &c, cited()), &s);
         assert!(timely.time_sensitive && !timeless.time_sensitive);
@@ -359,7 +402,7 @@ mod tests {
                 .collect()
         };
         let d = draft(4);
-        let s = EvaluateSettings::default();
+        let s = uncalibrated();
         let judged = critique(&["a"], &["a"], Some(1.0));
         let unjudged = critique(&["a"], &["a"], None);
         let off = critique(&["a"], &["a"], Some(0.2));
@@ -374,6 +417,13 @@ mod tests {
             assert!(e.confidence <= s.held_back_confidence_cap, "{}", e.confidence);
         }
         assert!(good.confidence > 0.85, "{}", good.confidence);
+        // Calibrated, a held-back draft is capped the same way.
+        let mut generous = EvaluateSettings::default();
+        generous.calibration.intercept = 5.0;
+        let capped = evaluate(&input("q", &d, &off, cited()), &generous);
+        let mapped = capped.calibration.as_ref().and_then(|c| c.mapping.as_ref()).map(|m| m.probability);
+        assert!(mapped.is_some_and(|p| p > generous.held_back_confidence_cap), "{mapped:?}");
+        assert_eq!(capped.confidence, generous.held_back_confidence_cap);
     }
 
     #[test]
@@ -440,6 +490,7 @@ mod tests {
             critique: None,
             cited: vec![],
             claim_supported: vec![],
+            all_sources: &[],
             previous_confidence: 0.3,
             previous_draft: None,
             today_days: 0,
@@ -459,5 +510,101 @@ mod tests {
         assert!(!quote_supports_claim(claim, &["Strings are UTF-8 encoded byte sequences."]));
         assert!(quote_supports_claim(claim, &["unrelated words", "buffer doubling capacity grow"]), "quotes add up");
         assert!(!quote_supports_claim("", &[]));
+    }
+
+    /// A draft whose direct answer cites source 1 and whose sources 1 and 2
+    /// both name `VecDeque`, a name the question does not use.
+    fn answering_draft() -> Draft {
+        let claim = |text: &str, id: u32| Claim {
+            text: text.into(),
+            citations: vec![Citation { source: SourceId(id), quote: text.into() }],
+            aspect: None,
+        };
+        Draft {
+            markdown:
+                "# Queues\n\nUse a `VecDeque` as a queue. [1]\n\n## More\n\n- A `VecDeque` pops from the front. [2]\n"
+                    .into(),
+            claims: vec![claim("Use a VecDeque as a queue.", 1), claim("A VecDeque pops from the front.", 2)],
+        }
+    }
+
+    fn calibrated(intercept: f64, coefficients: &[(&str, f64)]) -> EvaluateSettings {
+        let mut s = EvaluateSettings::default();
+        s.calibration.intercept = intercept;
+        s.calibration.coefficients = coefficients.iter().map(|(k, v)| ((*k).to_string(), *v)).collect();
+        s
+    }
+
+    #[test]
+    fn confidence_is_the_fitted_probability_of_the_features() {
+        let metas = [meta(1, Some(1), None), meta(2, Some(1), None)];
+        let vs = [verdict(1, 0.9), verdict(2, 0.6)];
+        let (d, c) = (answering_draft(), critique(&["queue"], &["queue"], Some(0.8)));
+        let mut i = input("which std type is a fast queue?", &d, &c, cited_all(&metas, &vs));
+        i.claim_supported = vec![true, true];
+        let s =
+            calibrated(-2.0, &[("answer_relevance", 1.0), ("opening_relevance", 2.0), ("agreed_name_sources", 1.0)]);
+        let e = evaluate(&i, &s);
+        let opening = f64::from(0.9f32);
+        assert!((feature(&e, "opening_relevance") - opening).abs() < 1e-12, "the source the answer cites first");
+        assert!((feature(&e, "agreed_name_sources") - 3f64.ln()).abs() < 1e-12, "two sources name VecDeque");
+        let z = -2.0 + 0.8 + 2.0 * opening + 3f64.ln();
+        assert!((e.confidence - 1.0 / (1.0 + (-z).exp())).abs() < 1e-4, "{} vs σ({z})", e.confidence);
+        let m = e.calibration.as_ref().and_then(|c| c.mapping.clone()).expect("the mapping is kept");
+        assert!((m.log_odds - z).abs() < 1e-9);
+        let terms: Vec<(&str, f64)> = m.terms.iter().map(|t| (t.feature.as_str(), t.coefficient)).collect();
+        assert_eq!(terms, [("agreed_name_sources", 1.0), ("answer_relevance", 1.0), ("opening_relevance", 2.0)]);
+        // Each listed feature is in the breakdown, whether or not it is used.
+        let names: Vec<&str> = crate::engine::calibration::FEATURES.iter().map(|f| f.0).collect();
+        let computed: Vec<&str> =
+            e.calibration.as_ref().map_or(vec![], |c| c.features.keys().map(String::as_str).collect());
+        assert_eq!(computed.len(), names.len());
+        assert!(names.iter().all(|n| computed.contains(n)), "{computed:?}");
+    }
+
+    fn cited_all<'a>(metas: &'a [SourceMeta], verdicts: &'a [SourceVerdict]) -> Vec<CitedSource<'a>> {
+        metas
+            .iter()
+            .zip(verdicts)
+            .map(|(m, v)| CitedSource { meta: m, verdict: Some(v), fallback_verdict: false })
+            .collect()
+    }
+
+    #[test]
+    fn under_the_default_fit_a_better_answer_is_more_likely_good() {
+        let metas = [meta(1, Some(1), None), meta(2, Some(1), None)];
+        let strong = [verdict(1, 0.9), verdict(2, 0.8)];
+        let weak = [verdict(1, 0.4), verdict(2, 0.8)];
+        let d = answering_draft();
+        let plain =
+            Draft { markdown: "# Queues\n\nA queue holds items. [1]\n\n- Items wait. [2]\n".into(), ..d.clone() };
+        let full = critique(&["queue", "fast"], &["queue", "fast"], Some(0.9));
+        let half = critique(&["queue", "fast"], &["queue"], Some(0.6));
+        let s = EvaluateSettings::default();
+        let run = |d: &Draft, c: &Critique, vs: &[SourceVerdict]| {
+            let mut i = input("which std type is a fast queue?", d, c, cited_all(&metas, vs));
+            i.claim_supported = vec![true, true];
+            evaluate(&i, &s).confidence
+        };
+        let best = run(&d, &full, &strong);
+        assert!(best > run(&d, &half, &strong), "more of the question answered");
+        assert!(best > run(&d, &full, &weak), "the answering source less relevant");
+        assert!(best > run(&plain, &full, &strong), "no name the sources agree on");
+        assert!(best < 1.0 && run(&plain, &half, &weak) > 0.0);
+    }
+
+    #[test]
+    fn claims_whose_quotes_do_not_check_out_scale_the_probability_down() {
+        let m = meta(1, Some(1), None);
+        let v = verdict(1, 0.9);
+        let (d, c) = (answering_draft(), critique(&["queue"], &["queue"], Some(0.9)));
+        let cited = || vec![CitedSource { meta: &m, verdict: Some(&v), fallback_verdict: false }];
+        let s = EvaluateSettings::default();
+        let mut all = input("which std type is a fast queue?", &d, &c, cited());
+        all.claim_supported = vec![true, true];
+        let mut half = input("which std type is a fast queue?", &d, &c, cited());
+        half.claim_supported = vec![true, false];
+        let (all, half) = (evaluate(&all, &s), evaluate(&half, &s));
+        assert!((half.confidence - all.confidence / 2.0).abs() < 1e-3, "{} vs {}", half.confidence, all.confidence);
     }
 }

@@ -2,6 +2,7 @@
 //! `Command`s, emits `Event`s, and every decision is a pure function of the
 //! folded `SessionState`.
 
+pub mod calibration;
 pub mod caveats;
 pub mod check;
 pub mod citations;

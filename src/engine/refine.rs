@@ -33,7 +33,8 @@ pub fn select_strategy(e: &Evaluation, trend: &[f64], s: &RefineSettings) -> (St
         );
     }
     if !e.gaps.is_empty() || e.coverage < 1.0 {
-        return (Strategy::Deepen, format!("{} aspect(s) still thin: go deeper on them", e.gaps.len().max(1)));
+        let thin = crate::text::counted(e.gaps.len().max(1), "aspect is", "aspects are");
+        return (Strategy::Deepen, format!("{thin} still thin: go deeper on them"));
     }
     (Strategy::Expand, "no specific weakness: broaden for corroboration".into())
 }
@@ -221,6 +222,7 @@ mod tests {
             unanswered: false,
             time_sensitive: false,
             held_back: None,
+            calibration: None,
         }
     }
 

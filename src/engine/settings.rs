@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::calibration::CalibrationSettings;
 use super::memory::MemorySettings;
 use super::model::{ConfidenceWeights, DimensionWeights};
 use super::preset::SessionPreset;
@@ -33,7 +34,10 @@ pub struct DecideSettings {
 impl Default for DecideSettings {
     fn default() -> Self {
         Self {
-            confidence_threshold: 0.85,
+            // Confidence is the calibrated probability of a good answer
+            // (`[evaluate.calibration]`): at 0.5 a report is more likely
+            // to answer than not; below it, the report says it is provisional.
+            confidence_threshold: 0.5,
             coverage_threshold: 0.90,
             diminishing_returns_window: 3,
             diminishing_returns_threshold: 0.05,
@@ -67,6 +71,9 @@ pub struct EvaluateSettings {
     /// The most confidence a held-back draft can show (an unanswered
     /// question, a fallback phase, a direct answer that misses the question).
     pub held_back_confidence_cap: f64,
+    /// `[evaluate.calibration]`: the fitted mapping from the components
+    /// and signals to the probability of a good answer.
+    pub calibration: CalibrationSettings,
 }
 
 impl Default for EvaluateSettings {
@@ -82,6 +89,7 @@ impl Default for EvaluateSettings {
             contradiction_penalty: 0.25,
             min_answer_relevance: 0.5,
             held_back_confidence_cap: 0.5,
+            calibration: CalibrationSettings::default(),
         }
     }
 }

@@ -121,14 +121,9 @@ const MAX_BODY_CHARS: usize = 400;
 
 /// Replaces the secret wherever it occurs and shortens the text.
 pub fn redact(text: &str, secret: Option<&SecretString>) -> String {
-    let mut s = text.to_string();
-    if let Some(secret) = secret {
-        let key = secret.expose_secret();
-        if key.len() >= 4 {
-            s = s.replace(key, "[redacted]");
-        }
-    }
-    let s = crate::text::sanitize_inline(&s);
+    // The engine's one redactor: it also knows the key's encoded forms.
+    let redactor = crate::engine::redact::Redactor::new(secret.map(|k| k.expose_secret().to_string()));
+    let s = crate::text::sanitize_inline(&redactor.redact(text));
     let s = s.trim();
     match s.char_indices().nth(MAX_BODY_CHARS) {
         Some((i, _)) => format!("{}…", &s[..i]),

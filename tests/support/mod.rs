@@ -29,8 +29,15 @@ pub fn limits(max_iterations: u32) -> Limits {
     }
 }
 
+/// The scripted critiques were written for seed 004's weighted average and
+/// its 0.85 threshold: these tests check the loop's rules with those numbers.
+/// The calibrated mapping is tested on its own (`engine::evaluate` unit
+/// tests, `tests/calibration.rs`).
 pub fn settings(max_iterations: u32) -> EngineSettings {
-    EngineSettings::with_limits("test-session", limits(max_iterations))
+    let mut s = EngineSettings::with_limits("test-session", limits(max_iterations));
+    s.evaluate.calibration.enabled = false;
+    s.decide.confidence_threshold = 0.85;
+    s
 }
 
 /// A finished (or detached) session: its final state and every record.

@@ -123,6 +123,49 @@ fn confidence_breakdown() {
     });
 }
 
+/// The breakdown of a calibrated confidence: the components, then the fitted
+/// mapping term by term (fixed coefficients here, so a refit of the
+/// defaults does not change the snapshot).
+#[test]
+fn confidence_breakdown_with_its_calibration() {
+    use sleuth::engine::calibration::CalibrationSettings;
+    use sleuth::engine::model::ConfidenceCalibration;
+    let settings = CalibrationSettings {
+        enabled: true,
+        intercept: -5.0,
+        coefficients: [
+            ("answer_relevance", 1.0),
+            ("coverage", 0.6),
+            ("opening_relevance", 2.6),
+            ("agreed_name_sources", 2.2),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect(),
+        fitted_on: "a test".into(),
+    };
+    both("confidence_breakdown_calibrated", |w, h| {
+        let mut state = sample(Stop::Paused).state();
+        let e = state.iterations.last_mut().and_then(|it| it.evaluation.as_mut()).unwrap();
+        let features: std::collections::BTreeMap<String, f64> = [
+            ("answer_relevance", 0.8),
+            ("coverage", 1.0),
+            ("opening_relevance", 0.85),
+            ("agreed_name_sources", 3f64.ln()),
+            ("citation_density", 0.7),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        let mapping = settings.apply(&features);
+        e.confidence = mapping.probability;
+        e.calibration = Some(ConfidenceCalibration { features, mapping: Some(mapping) });
+        let mut app = App::live(state, Theme::default(), Keymap::default()).with_size(w, h);
+        keys(&mut app, "c");
+        app
+    });
+}
+
 #[test]
 fn review_at_an_early_iteration() {
     both("review_early", |w, h| {

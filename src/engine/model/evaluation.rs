@@ -1,3 +1,5 @@
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use super::Verdict;
@@ -132,4 +134,58 @@ pub struct Evaluation {
     /// answer that does not address the question. `None`: nothing holds it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub held_back: Option<String>,
+    /// The features behind confidence and, when calibration is on, the
+    /// mapping that turned them into the probability of a good answer.
+    /// `None` in logs from before calibration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<ConfidenceCalibration>,
+}
+
+impl Evaluation {
+    /// The claims line as every view prints it, saying what was checked:
+    /// a claim counts when its quote is in the cited source and carries at
+    /// least half of the claim's content words. It is a check of the
+    /// quotes, not that the answer is right.
+    pub fn claims_line(&self) -> String {
+        format!(
+            "{} of {} claims backed by their quote (in the cited source, saying what the claim says)",
+            self.supported_claims, self.claims
+        )
+    }
+}
+
+/// What EVALUATE knew about a draft (every feature, by name) and how it
+/// became the probability of a good answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConfidenceCalibration {
+    pub features: BTreeMap<String, f64>,
+    /// `None` when calibration is off: confidence is then the components'
+    /// weighted average.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mapping: Option<CalibratedConfidence>,
+}
+
+/// The logistic mapping as applied: σ(intercept + Σ coefficient × value),
+/// times the share of claims whose quote checks out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CalibratedConfidence {
+    /// `fitted × citation_density`, before the held-back cap.
+    pub probability: f64,
+    /// σ(log_odds): the fitted probability of a good answer.
+    pub fitted: f64,
+    /// The share of claims whose quote is in its source and says what the
+    /// claim says. The fit saw only drafts whose quotes all check out, so
+    /// it cannot price an unsupported claim: it scales the probability.
+    pub citation_density: f64,
+    pub log_odds: f64,
+    pub intercept: f64,
+    pub terms: Vec<CalibrationTerm>,
+}
+
+/// One feature's part of the log-odds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CalibrationTerm {
+    pub feature: String,
+    pub value: f64,
+    pub coefficient: f64,
 }

@@ -21,7 +21,10 @@ pub use check::{CheckOutcome, CheckRule, StatementCheck};
 pub use critique::{Clarification, Contradiction, Critique, Issue, Severity, Verdict};
 pub use decision::{Action, Decision, DecisionReason, Refinement, Reformulation, Strategy};
 pub use draft::{Citation, Claim, Draft};
-pub use evaluation::{ConfidenceComponents, ConfidenceWeights, DimensionScores, DimensionWeights, Evaluation};
+pub use evaluation::{
+    CalibratedConfidence, CalibrationTerm, ConfidenceCalibration, ConfidenceComponents, ConfidenceWeights,
+    DimensionScores, DimensionWeights, Evaluation,
+};
 pub use query::{PlannedQuery, Reflection};
 pub use reasons::{Degradation, Phase, legacy_strict_reason};
 pub use recheck::{ClaimStatus, PageStatus, Recheck, RecheckedClaim, RecheckedSource};

@@ -40,7 +40,7 @@ impl Recheck {
         }
         let changed = self.sources.iter().filter(|s| s.status == PageStatus::Changed).count();
         if changed > 0 {
-            parts.push(format!("{changed} page(s) changed"));
+            parts.push(format!("{} changed", crate::text::counted(changed, "page", "pages")));
         }
         let head = format!("{} of {} claims still stand", self.standing(), self.claims.len());
         if parts.is_empty() { head } else { format!("{head}; {}", parts.join(", ")) }

@@ -55,6 +55,7 @@ impl Engine {
             draft,
             critique: it.critique.as_ref(),
             cited,
+            all_sources: &self.state.sources,
             claim_supported,
             previous_confidence: it.confidence_before,
             previous_draft,

@@ -78,7 +78,11 @@ pub async fn check_cluster(cfg: &OpenSearchConfig, query: &str) -> Vec<Check> {
                 "yellow" => Warn,
                 _ => Fail,
             };
-            out.push(check("cluster health", s, format!("{status}, {nodes} node(s)")));
+            out.push(check(
+                "cluster health",
+                s,
+                format!("{status}, {}", crate::text::counted(nodes as usize, "node", "nodes")),
+            ));
         }
         Err(e) => out.push(check("cluster health", Warn, e.to_string())),
     }
@@ -122,7 +126,11 @@ pub async fn check_cluster(cfg: &OpenSearchConfig, query: &str) -> Vec<Check> {
             out.push(check(
                 "test query",
                 s,
-                format!("{} hit(s) for \"{query}\" in {} ms", hits.len(), started.elapsed().as_millis()),
+                format!(
+                    "{} for \"{query}\" in {} ms",
+                    crate::text::counted(hits.len(), "hit", "hits"),
+                    started.elapsed().as_millis()
+                ),
             ));
         }
         Err(e) => out.push(check("test query", Fail, e.to_string())),

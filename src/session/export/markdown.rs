@@ -198,10 +198,19 @@ fn iteration(out: &mut String, state: &SessionState, it: &IterationRecord) {
             let result = match &q.result {
                 Some(QueryResult::Searched { provider, hits, reformulated_from }) => {
                     let re = reformulated_from.as_deref().map(|f| format!(", reformulated from “{}”", cell(f)));
-                    format!("{hits} hits ({}){}", cell(provider), re.unwrap_or_default())
+                    format!(
+                        "{} ({}){}",
+                        crate::text::counted(*hits, "hit", "hits"),
+                        cell(provider),
+                        re.unwrap_or_default()
+                    )
                 }
                 Some(QueryResult::Failed { error, attempts }) => {
-                    format!("failed after {attempts} attempt(s): {}", cell(error))
+                    format!(
+                        "failed after {}: {}",
+                        crate::text::counted(*attempts as usize, "attempt", "attempts"),
+                        cell(error)
+                    )
                 }
                 None => "not run".into(),
             };
@@ -232,8 +241,13 @@ fn iteration(out: &mut String, state: &SessionState, it: &IterationRecord) {
         let _ = writeln!(out, "**No usable sources:** {}\n", cell(reason));
     }
     if let Some(c) = &it.critique {
-        let _ =
-            writeln!(out, "**Critique:** {:?} · {} issue(s) · gaps: {}\n", c.verdict, c.issues.len(), list(&c.gaps));
+        let _ = writeln!(
+            out,
+            "**Critique:** {:?} · {} · gaps: {}\n",
+            c.verdict,
+            crate::text::counted(c.issues.len(), "issue", "issues"),
+            list(&c.gaps)
+        );
         for issue in &c.issues {
             let _ = writeln!(out, "- {:?}: {}", issue.severity, cell(&issue.description));
         }

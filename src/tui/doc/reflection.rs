@@ -127,7 +127,7 @@ fn logical(app: &App, it: &IterationRecord, width: usize) -> Vec<Line<'static>> 
         }
         match &q.result {
             Some(QueryResult::Searched { provider, hits, reformulated_from }) => {
-                spans.push(Span::styled(format!("→ {hits} hits"), t.kept));
+                spans.push(Span::styled(format!("→ {}", crate::text::counted(*hits, "hit", "hits")), t.kept));
                 spans.push(muted(format!(" ({})", inline(provider))));
                 if let Some(f) = reformulated_from {
                     spans.push(muted(format!(" reformulated from \"{}\"", inline(f))));
@@ -214,8 +214,10 @@ fn logical(app: &App, it: &IterationRecord, width: usize) -> Vec<Line<'static>> 
             e.confidence, e.gain, e.coverage, e.aspects_addressed, e.aspects_required
         ))));
         out.push(Line::from(muted(format!(
-            "  {} of {} claims supported · {} sources cited · quality {:.2}",
-            e.supported_claims, e.claims, e.cited_sources, e.quality
+            "  {} · {} sources cited · quality {:.2}",
+            e.claims_line(),
+            e.cited_sources,
+            e.quality
         ))));
     }
     if let Some(d) = &it.decision {

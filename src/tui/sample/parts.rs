@@ -98,6 +98,7 @@ pub(super) fn evaluation(confidence: f64, gain: f64, c: &Critique, d: &Draft) ->
         unanswered: false,
         time_sensitive: false,
         held_back: None,
+        calibration: None,
     }
 }
 

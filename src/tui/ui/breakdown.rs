@@ -1,5 +1,6 @@
-//! Where confidence comes from: its five components and their weights,
-//! the critique's dimensions, and coverage.
+//! Where confidence comes from: its components and their weights, the
+//! fitted mapping to the probability of a good answer, the critique's
+//! dimensions, and coverage.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -40,6 +41,27 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         row("recency", c.recency, w.recency),
         Line::from(Span::styled(format!("  weighted average (÷ {sum:.2} total weight)"), t.muted)),
     ];
+    // The fitted mapping that turned the features into the probability of
+    // a good answer (absent when calibration is off, or in older logs).
+    if let Some(m) = e.calibration.as_ref().and_then(|c| c.mapping.as_ref()) {
+        lines.push(Line::from(Span::styled(format!("  probability of a good answer {:.2}", m.probability), t.modal)));
+        lines.push(Line::from(Span::styled(
+            format!("    = σ(log-odds {:+.2}) × citation density {:.2}", m.log_odds, m.citation_density),
+            t.muted,
+        )));
+        lines.push(Line::from(vec![
+            Span::styled(format!("    {:<19}", "intercept"), t.modal),
+            Span::styled(format!("{:>24}", format!("{:+.3}", m.intercept)), t.modal),
+        ]));
+        for term in &m.terms {
+            lines.push(Line::from(vec![
+                Span::styled(format!("    {:<19}", term.feature.replace('_', " ")), t.modal),
+                Span::styled(format!("{:>5.2}", term.value), t.modal),
+                Span::styled(format!("  × {:+.2}", term.coefficient), t.muted),
+                Span::styled(format!("  = {:+.3}", term.value * term.coefficient), t.modal),
+            ]));
+        }
+    }
     if let Some(why) = &e.held_back {
         lines.push(Line::from(Span::styled(format!("  held back: {}", inline(why)), t.muted)));
     }
