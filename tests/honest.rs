@@ -76,7 +76,7 @@ fn confidence_in(line: &str) -> f64 {
 }
 
 /// A model that fails every phase is not kept on: after its second failure
-/// the built-in reasoner takes over (issue 30), the report is the
+/// the built-in reasoner takes over, the report is the
 /// built-in's and says so, the phases the model failed are named, and the
 /// session is degraded (exit 6), listed so with the figure printed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
