@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Whole-process figures of the embedded defaults (issue 3 targets):
+# Whole-process figures of the embedded defaults, against their targets:
 #   1. a full index of the default corpus (the Rust docs rustup installs):
 #      wall time (< 60 s) and peak resident memory (< 1 GiB);
 #   2. re-indexing with nothing changed (< 5 s);

@@ -2,8 +2,10 @@
 # Three research sessions against a real small local model (not CI).
 #
 # The model: Gemma 3 270M behind llama-cpp-python's OpenAI-compatible server
-# (`/work/shared/tools/local-model.sh setup`, then `... start`: port 27440;
-# it answers HTTP 500 to response_format json_schema). One model, one request
+# (the project's `local-model.sh`, kept outside the repository: set
+# SLEUTH_LOCAL_MODEL_TOOL to its path and run `$SLEUTH_LOCAL_MODEL_TOOL setup`,
+# then `... start`: port 27440; it answers HTTP 500 to response_format
+# json_schema). One model, one request
 # at a time. The corpus: a few pages of the Rust documentation rustup
 # installs, indexed into a temporary SLEUTH_HOME.
 #
@@ -25,7 +27,14 @@ BIN=${2:-$(dirname "$0")/../target/debug/sleuth}
 TIME_LIMIT=${TIME_LIMIT:-240}
 TOKENS=${TOKENS:-60000}
 if ! curl -sf -m 5 "$BASE/models" >/dev/null; then
-  echo "no model server at $BASE: run /work/shared/tools/local-model.sh start" >&2
+  TOOL=${SLEUTH_LOCAL_MODEL_TOOL:-}
+  if [ -z "$TOOL" ]; then
+    echo "no model server at $BASE: start one (SLEUTH_LOCAL_MODEL_TOOL is unset: point it at the project's local-model.sh, which is not in this repository, or start llama-server as this script's header says)" >&2
+  elif [ ! -x "$TOOL" ]; then
+    echo "no model server at $BASE, and SLEUTH_LOCAL_MODEL_TOOL=$TOOL is not an executable file" >&2
+  else
+    echo "no model server at $BASE: run \"$TOOL\" start (after \"$TOOL\" setup once)" >&2
+  fi
   exit 2
 fi
 HOME_DIR=$(mktemp -d)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Whole-process time of `sleuth sessions` over 1,000 sessions (issue 6
-# target: under 200 ms). The sessions are copies of the schema-2 fixture
+# Whole-process time of `sleuth sessions` over 1,000 sessions (target:
+# under 200 ms). The sessions are copies of the schema-2 fixture
 # log, each with its own id. The first run finds no summary.json and
 # rebuilds (and stores) every one from its log; the timed runs after it
 # read summaries only, as every later listing does.

@@ -1,8 +1,8 @@
-//! Engine speed with scripted parts (issue 2):
+//! Engine speed with scripted parts:
 //! - a deep-preset session of 10 iterations over 200 sources, zero-latency
 //!   parts: the time spent in the engine itself (target < 20 ms, release),
 //!   and the same with a key configured, whose redaction scans every event
-//!   as it leaves the engine (issue 14: redaction once, in `Engine::emit`);
+//!   as it leaves the engine (redaction happens once, in `Engine::emit`);
 //! - six queries against a provider that answers after 200 ms: the SEARCH
 //!   phase's wall time (target < 300 ms: queries run in parallel), and the
 //!   same with `search.concurrency = 1` for comparison.

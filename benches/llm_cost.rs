@@ -5,8 +5,10 @@
 //! The model is the scripted OpenAI-compatible server of the tests (wiremock
 //! on loopback) answering every request after 0.3 s with valid JSON: queries
 //! drawn from the question, quotes copied from the cited sources, the first
-//! draft leaving a gap the second fills. The questions are
-//! `../shared/eval/rust-docs-dev.jsonl` (or `$SLEUTH_EVAL_DEV`).
+//! draft leaving a gap the second fills. The questions are the JSONL file
+//! `$SLEUTH_EVAL_DEV` names; unset, the project's dev set where it sits
+//! beside the checkout (`../shared/eval/rust-docs-dev.jsonl`, not shipped
+//! with the repository). No file: the bench says so and exits with 2.
 //!
 //! The search is sleuth's SearXNG provider against a SearXNG-format server
 //! on loopback (`/search?format=json` answering `results: [{url, title,
@@ -417,19 +419,35 @@ fn account_cuts(fake: &llm_support::FakeState, records: &[sleuth::engine::protoc
     }
 }
 
+/// The question set: the file `SLEUTH_EVAL_DEV` names (checked when read),
+/// else the dev set where the project keeps it beside the checkout (or two
+/// levels up, from a worktree) when it is there.
+fn question_file() -> Option<std::path::PathBuf> {
+    if let Some(named) = std::env::var_os("SLEUTH_EVAL_DEV") {
+        return Some(named.into());
+    }
+    ["../shared/eval/rust-docs-dev.jsonl", "../../shared/eval/rust-docs-dev.jsonl"]
+        .into_iter()
+        .map(std::path::PathBuf::from)
+        .find(|p| p.is_file())
+}
+
 fn main() {
-    // The dev set sits in `shared/eval/` next to the checkout (or two levels
-    // up, from a worktree); `SLEUTH_EVAL_DEV` names another file.
-    let eval = std::env::var("SLEUTH_EVAL_DEV").unwrap_or_else(|_| {
-        ["../shared/eval/rust-docs-dev.jsonl", "../../shared/eval/rust-docs-dev.jsonl"]
-            .into_iter()
-            .find(|p| std::path::Path::new(p).is_file())
-            .unwrap_or("../shared/eval/rust-docs-dev.jsonl")
-            .to_string()
-    });
-    let Ok(text) = std::fs::read_to_string(&eval) else {
-        println!("llm_cost: {eval} not found (relative to the repository); set SLEUTH_EVAL_DEV to the dev set's path");
-        return;
+    let Some(eval) = question_file() else {
+        eprintln!(
+            "llm_cost: no question set. Set SLEUTH_EVAL_DEV to a JSONL file of questions, one \
+             {{\"id\", \"question\", \"gold\": [corpus paths]}} a line: the project's rust-docs-dev set \
+             (not shipped with the repository; the maintainers keep it in shared/eval/ beside the checkout) \
+             or bench/questions-extra.jsonl"
+        );
+        std::process::exit(2);
+    };
+    let text = match std::fs::read_to_string(&eval) {
+        Ok(text) => text,
+        Err(e) => {
+            eprintln!("llm_cost: cannot read the question set {}: {e}", eval.display());
+            std::process::exit(2);
+        }
     };
     let sysroot = std::process::Command::new("rustc").args(["--print", "sysroot"]).output().unwrap();
     let html = std::path::PathBuf::from(String::from_utf8_lossy(&sysroot.stdout).trim()).join("share/doc/rust/html");

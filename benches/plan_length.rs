@@ -1,4 +1,4 @@
-//! The built-in PLAN on long questions (issue 25 item 7): the time to plan
+//! The built-in PLAN on long questions: the time to plan
 //! grows with the question's length, and must grow linearly — doubling the
 //! question at most about doubles the time. A 40,000-word question is what
 //! a client once sent; every front end now caps questions (10,000

@@ -1,4 +1,4 @@
-//! Session store speed (issue 6): opening a session of 10,000 events
+//! Session store speed: opening a session of 10,000 events
 //! (lock, load, replay, open for appending) and appending one event
 //! (flushed per event, synced twice per iteration as the engine does).
 //! The log is written by the real engine with the tests' scripted parts.

@@ -1,4 +1,4 @@
-//! `sleuth verify`'s checker and evidence bundles (issue 29):
+//! `sleuth verify`'s checker and evidence bundles:
 //!
 //! 1. Check speed: a 100-claim report over 20 sources, at 1 MB and 8 MB of
 //!    source text in all — the time to prepare the sources (per MB) and to

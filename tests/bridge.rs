@@ -8,9 +8,12 @@
 //! definition quoted as its intent. `SLEUTH_HOME` is a temp dir.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
+#[path = "support/bin.rs"]
+#[allow(dead_code)]
+mod bin;
+
 use std::path::Path;
 
-use assert_cmd::cargo::CommandCargoExt;
 use serde_json::Value;
 
 const TARGET: &str = "tools/cloche.md";
@@ -82,10 +85,8 @@ fn garden(root: &Path) {
 
 /// `sleuth run --json` on the corpus: the event stream's records.
 fn events(home: &Path, corpus: &Path) -> Vec<Value> {
-    let out = std::process::Command::cargo_bin("sleuth")
-        .unwrap()
+    let out = bin::sleuth_cmd(home)
         .args(["run", "--json", "--ask", "first", "--set", &format!("local.corpus={}", corpus.display()), QUESTION])
-        .env("SLEUTH_HOME", home)
         .env("NO_COLOR", "1")
         .output()
         .unwrap();

@@ -6,9 +6,11 @@
 //! `SLEUTH_HOME` is a temp dir in every test.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-use std::path::Path;
+#[path = "support/bin.rs"]
+#[allow(dead_code)]
+mod bin;
 
-use assert_cmd::cargo::CommandCargoExt;
+use std::path::Path;
 
 /// Ten short policy documents, each on its own subject.
 const POLICIES: &[(&str, &str)] = &[
@@ -63,10 +65,8 @@ fn write_corpus(dir: &Path, docs: &[(&str, &str)]) {
 
 /// `sleuth run --set local.corpus=DIR QUESTION` with a temp home: the report.
 fn report(home: &Path, corpus: &Path, question: &str) -> String {
-    let out = std::process::Command::cargo_bin("sleuth")
-        .unwrap()
+    let out = bin::sleuth_cmd(home)
         .args(["run", "--ask", "first", "--set", &format!("local.corpus={}", corpus.display()), question])
-        .env("SLEUTH_HOME", home)
         .env("NO_COLOR", "1")
         .output()
         .unwrap();

@@ -2,13 +2,9 @@
 //! the line and the key, a non-zero exit, and no panic.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-use assert_cmd::Command;
+mod support;
 
-fn sleuth(home: &std::path::Path) -> Command {
-    let mut c = Command::cargo_bin("sleuth").expect("binary");
-    c.env("SLEUTH_HOME", home).env_remove("SLEUTH_LOG");
-    c
-}
+use support::bin::{DEFAULT_LIMIT, sleuth_cmd, sleuth_command, wait_or_kill};
 
 fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
@@ -19,7 +15,7 @@ fn unknown_key_in_config_file_names_file_line_and_key() {
     let home = tempfile::tempdir().unwrap();
     std::fs::write(home.path().join("config.toml"), "[research]\npreset = \"simple\"\n\n[decide]\nconfidense = 0.9\n")
         .unwrap();
-    let out = sleuth(home.path()).args(["run", "anything"]).output().unwrap();
+    let out = sleuth_cmd(home.path()).args(["run", "anything"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(err.contains("config.toml, line 5, key `decide.confidense`"), "{err}");
@@ -32,7 +28,7 @@ fn out_of_range_value_in_explicit_config_names_the_line() {
     let home = tempfile::tempdir().unwrap();
     let cfg = home.path().join("custom.toml");
     std::fs::write(&cfg, "[search]\nconcurrency = 0\n").unwrap();
-    let out = sleuth(home.path()).arg("--config").arg(&cfg).args(["run", "q"]).output().unwrap();
+    let out = sleuth_cmd(home.path()).arg("--config").arg(&cfg).args(["run", "q"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(err.contains("custom.toml, line 2, key `search.concurrency`: must be between 1 and 64 (got 0)"), "{err}");
@@ -42,7 +38,7 @@ fn out_of_range_value_in_explicit_config_names_the_line() {
 fn malformed_toml_names_the_line() {
     let home = tempfile::tempdir().unwrap();
     std::fs::write(home.path().join("config.toml"), "[decide]\nconfidence_threshold = = 1\n").unwrap();
-    let out = sleuth(home.path()).args(["run", "q"]).output().unwrap();
+    let out = sleuth_cmd(home.path()).args(["run", "q"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("line 2"), "{}", stderr(&out));
 }
@@ -50,15 +46,16 @@ fn malformed_toml_names_the_line() {
 #[test]
 fn missing_explicit_config_and_bad_env_and_bad_flag_are_named() {
     let home = tempfile::tempdir().unwrap();
-    let out = sleuth(home.path()).args(["--config", "/nonexistent/x.toml", "run", "q"]).output().unwrap();
+    let out = sleuth_cmd(home.path()).args(["--config", "/nonexistent/x.toml", "run", "q"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("/nonexistent/x.toml"));
 
-    let out = sleuth(home.path()).env("SLEUTH__DECIDE__COVERAGE_THRESHOLD", "2").args(["run", "q"]).output().unwrap();
+    let out =
+        sleuth_cmd(home.path()).env("SLEUTH__DECIDE__COVERAGE_THRESHOLD", "2").args(["run", "q"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("SLEUTH__DECIDE__COVERAGE_THRESHOLD"), "{}", stderr(&out));
 
-    let out = sleuth(home.path()).args(["--set", "limits.max_iterations=0", "run", "q"]).output().unwrap();
+    let out = sleuth_cmd(home.path()).args(["--set", "limits.max_iterations=0", "run", "q"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("--set limits.max_iterations=0"), "{}", stderr(&out));
 }
@@ -66,7 +63,7 @@ fn missing_explicit_config_and_bad_env_and_bad_flag_are_named() {
 #[test]
 fn empty_question_is_refused() {
     let home = tempfile::tempdir().unwrap();
-    let out = sleuth(home.path()).args(["run", "   "]).output().unwrap();
+    let out = sleuth_cmd(home.path()).args(["run", "   "]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("the question is empty"));
 }
@@ -81,13 +78,9 @@ fn a_closed_pipe_ends_the_process_quietly() {
     let home = tempfile::tempdir().unwrap();
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
-    let status = std::process::Command::new(assert_cmd::cargo::cargo_bin("sleuth"))
-        .env("SLEUTH_HOME", home.path())
-        .arg("sessions")
-        .stdout(writer.try_clone().unwrap())
-        .stderr(writer)
-        .status()
-        .unwrap();
+    let mut child =
+        sleuth_command(home.path()).arg("sessions").stdout(writer.try_clone().unwrap()).stderr(writer).spawn().unwrap();
+    let status = wait_or_kill(&mut child, DEFAULT_LIMIT, "`sleuth sessions` into a closed pipe");
     const SIGPIPE: i32 = 13; // the same on Linux, macOS and the BSDs
     assert_eq!(status.signal(), Some(SIGPIPE), "{status:?}");
 }
@@ -97,11 +90,12 @@ fn huge_numbers_are_a_config_error_naming_the_key_never_a_crash() {
     let home = tempfile::tempdir().unwrap();
     let cfg = home.path().join("huge.toml");
     std::fs::write(&cfg, "[local]\ncandidates_per_query = 9223372036854775807\n").unwrap();
-    let out = sleuth(home.path()).arg("--config").arg(&cfg).args(["run", "q"]).output().unwrap();
+    let out = sleuth_cmd(home.path()).arg("--config").arg(&cfg).args(["run", "q"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(err.contains("huge.toml, line 2, key `local.candidates_per_query`: must be between 1 and 10000"), "{err}");
-    let out = sleuth(home.path()).args(["--set", "search.results_per_query=4294967296", "run", "q"]).output().unwrap();
+    let out =
+        sleuth_cmd(home.path()).args(["--set", "search.results_per_query=4294967296", "run", "q"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let err = stderr(&out);
     assert!(err.contains("search.results_per_query=4294967296: must be between 1 and 100"), "{err}");
@@ -116,7 +110,7 @@ fn huge_numbers_are_a_config_error_naming_the_key_never_a_crash() {
 fn a_config_file_without_end_is_refused() {
     let home = tempfile::tempdir().unwrap();
     let started = std::time::Instant::now();
-    let out = sleuth(home.path()).args(["--config", "/dev/zero", "sessions"]).output().unwrap();
+    let out = sleuth_cmd(home.path()).args(["--config", "/dev/zero", "sessions"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("/dev/zero: it is a character device, not a file"), "{}", stderr(&out));
     assert!(started.elapsed() < std::time::Duration::from_secs(30));
@@ -128,17 +122,17 @@ fn sessions_and_stats_check_the_config_they_were_given() {
     let broken = home.path().join("broken.toml");
     std::fs::write(&broken, "[decide]\nconfidence_threshold = = 1\n").unwrap();
     for command in ["sessions", "stats"] {
-        let out = sleuth(home.path()).arg("--config").arg(&broken).arg(command).output().unwrap();
+        let out = sleuth_cmd(home.path()).arg("--config").arg(&broken).arg(command).output().unwrap();
         assert_eq!(out.status.code(), Some(1), "{command}");
         assert!(stderr(&out).contains("broken.toml, line 2"), "{command}: {}", stderr(&out));
-        let out = sleuth(home.path()).args(["--config", "/nonexistent/x.toml", command]).output().unwrap();
+        let out = sleuth_cmd(home.path()).args(["--config", "/nonexistent/x.toml", command]).output().unwrap();
         assert_eq!(out.status.code(), Some(1), "{command}");
         assert!(stderr(&out).contains("/nonexistent/x.toml"), "{command}: {}", stderr(&out));
-        let out = sleuth(home.path()).args(["--set", "decide.nope=1", command]).output().unwrap();
+        let out = sleuth_cmd(home.path()).args(["--set", "decide.nope=1", command]).output().unwrap();
         assert_eq!(out.status.code(), Some(1), "{command}");
         assert!(stderr(&out).contains("--set decide.nope=1"), "{command}: {}", stderr(&out));
         // A good configuration lists as before.
-        sleuth(home.path()).args(["--set", "decide.confidence_threshold=0.9", command]).assert().success();
+        sleuth_cmd(home.path()).args(["--set", "decide.confidence_threshold=0.9", command]).assert().success();
     }
 }
 
@@ -148,7 +142,7 @@ fn a_mistyped_subcommand_is_a_usage_error_and_a_question_is_not() {
     for (args, meant) in
         [(&["sesions"][..], "sessions"), (&["exprt", "last"], "export"), (&["memroy", "list"], "memory")]
     {
-        let out = sleuth(home.path()).args(args).output().unwrap();
+        let out = sleuth_cmd(home.path()).args(args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let err = stderr(&out);
         assert!(err.contains(&format!("did you mean `{meant}`?")), "{args:?}: {err}");
@@ -156,7 +150,7 @@ fn a_mistyped_subcommand_is_a_usage_error_and_a_question_is_not() {
     }
     assert!(!home.path().join("sessions").exists(), "nothing was researched");
     // A one-word question goes to the TUI (which needs a terminal here).
-    let out = sleuth(home.path()).arg("lifetimes").output().unwrap();
+    let out = sleuth_cmd(home.path()).arg("lifetimes").output().unwrap();
     let err = stderr(&out);
     assert!(!err.contains("did you mean"), "{err}");
     assert!(err.contains("terminal"), "{err}");
@@ -165,23 +159,23 @@ fn a_mistyped_subcommand_is_a_usage_error_and_a_question_is_not() {
 #[test]
 fn help_texts_are_not_empty() {
     let home = tempfile::tempdir().unwrap();
-    let run = String::from_utf8(sleuth(home.path()).args(["run", "--help"]).output().unwrap().stdout).unwrap();
+    let run = String::from_utf8(sleuth_cmd(home.path()).args(["run", "--help"]).output().unwrap().stdout).unwrap();
     let line = run.lines().skip_while(|l| !l.contains("--max-iterations")).nth(1).unwrap_or_default();
     assert!(line.contains("Iterations at most"), "{run}");
-    let stats = String::from_utf8(sleuth(home.path()).args(["stats", "--help"]).output().unwrap().stdout).unwrap();
+    let stats = String::from_utf8(sleuth_cmd(home.path()).args(["stats", "--help"]).output().unwrap().stdout).unwrap();
     assert!(stats.lines().any(|l| l.contains("--json") && l.contains("JSON")), "{stats}");
 }
 
 #[test]
 fn doctor_with_the_builtin_reasoner_does_not_probe_an_llm_nobody_configured() {
     let home = tempfile::tempdir().unwrap();
-    let out = sleuth(home.path()).args(["doctor", "--skip-search"]).output().unwrap();
+    let out = sleuth_cmd(home.path()).args(["doctor", "--skip-search"]).output().unwrap();
     let table = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{table}");
     assert!(table.lines().any(|l| l.starts_with("llm") && l.contains("n/a") && l.contains("not used")), "{table}");
     assert!(!table.contains("refused") && !table.contains("llm endpoint"), "{table}");
     // Once an endpoint is configured it is checked (and fails here, but is not required).
-    let out = sleuth(home.path())
+    let out = sleuth_cmd(home.path())
         .args(["--set", "llm.base_url=http://127.0.0.1:1/v1", "doctor", "--skip-search"])
         .output()
         .unwrap();

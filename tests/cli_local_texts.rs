@@ -6,17 +6,9 @@
 
 mod support;
 
-use std::path::Path;
-
-use assert_cmd::Command;
 use sleuth::session::{SessionDir, read_log};
+use support::bin::sleuth_cmd;
 use support::e2e::session_ids;
-
-fn sleuth(home: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("sleuth").unwrap();
-    cmd.env("SLEUTH_HOME", home).env_remove("SLEUTH_LOG");
-    cmd
-}
 
 #[test]
 fn local_texts_lose_escapes_and_a_txt_title_is_its_first_line() {
@@ -35,7 +27,7 @@ fn local_texts_lose_escapes_and_a_txt_title_is_its_first_line() {
     .unwrap();
     let home = tmp.path().join("home");
     let corpus_set = format!("local.corpus={}", corpus.display());
-    sleuth(&home)
+    sleuth_cmd(&home)
         .args(["run", "--preset", "simple", "--set", &corpus_set, "How do widgets connect to gadgets?"])
         .assert()
         // The two short pages answer it (a bolt, a clamp); what is stored is
@@ -61,7 +53,7 @@ fn local_texts_lose_escapes_and_a_txt_title_is_its_first_line() {
     for i in 0..7 {
         std::fs::create_dir_all(home.join("sessions").join(format!("20250101-00000{i}-aaaa"))).unwrap();
     }
-    let out = sleuth(&home).args(["export", "2025"]).assert().failure().get_output().clone();
+    let out = sleuth_cmd(&home).args(["export", "2025"]).assert().failure().get_output().clone();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("`2025` matches 7 sessions (20250101-000000-aaaa, "), "{err}");
     assert!(err.contains("20250101-000004-aaaa, …)") && !err.contains("000005"), "{err}");

@@ -7,17 +7,11 @@ mod support;
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use sleuth::session::SessionDir;
+use support::bin::sleuth_cmd;
 use support::e2e::{kill_after, log_lines, long_session, session_ids, write_corpus};
 
 const QUESTION: &str = "How do widgets connect to gadgets and what latency do they have?";
-
-fn sleuth(home: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("sleuth").unwrap();
-    cmd.env("SLEUTH_HOME", home).env_remove("SLEUTH_LOG");
-    cmd
-}
 
 fn run_args(corpus: &Path) -> Vec<String> {
     let mut args = vec!["run".to_string()];
@@ -32,7 +26,7 @@ fn resume_restores_a_missing_line_end_before_appending() {
     let corpus = tmp.path().join("corpus");
     write_corpus(&corpus);
     let home = tmp.path().join("home");
-    sleuth(&home).arg("index").arg(&corpus).assert().success();
+    sleuth_cmd(&home).arg("index").arg(&corpus).assert().success();
     let run = run_args(&corpus);
     let (id, _) = (0..5).find_map(|_| kill_after(&home, &run, 6, true)).expect("could not kill the session in time");
     let log = SessionDir::new(&home.join("sessions"), &id).log_path();
@@ -45,7 +39,7 @@ fn resume_restores_a_missing_line_end_before_appending() {
     let kept = bytes.iter().filter(|b| **b == b'\n').count() + 1;
     std::fs::write(&log, &bytes).unwrap();
 
-    sleuth(&home).args(["resume", &id, "--headless"]).assert().success();
+    sleuth_cmd(&home).args(["resume", &id, "--headless"]).assert().success();
     let lines = log_lines(&home, &id);
     assert!(lines.len() > kept, "the session went on");
     for (i, line) in lines.iter().enumerate() {
@@ -53,7 +47,7 @@ fn resume_restores_a_missing_line_end_before_appending() {
         assert_eq!(r["seq"], i as u64 + 1);
     }
     assert!(lines.last().unwrap().contains("\"session_ended\""));
-    sleuth(&home).args(["export", &id]).assert().success();
+    sleuth_cmd(&home).args(["export", &id]).assert().success();
 }
 
 #[test]
@@ -62,7 +56,7 @@ fn a_gap_a_duplicate_reversed_events_or_a_second_header_are_damage_with_the_line
     let corpus = tmp.path().join("corpus");
     write_corpus(&corpus);
     let home = tmp.path().join("home");
-    sleuth(&home).args(run_args(&corpus)).assert().success();
+    sleuth_cmd(&home).args(run_args(&corpus)).assert().success();
     let id = session_ids(&home).pop().unwrap();
     let good = log_lines(&home, &id);
     assert!(good.len() > 10);
@@ -94,19 +88,19 @@ fn a_gap_a_duplicate_reversed_events_or_a_second_header_are_damage_with_the_line
         let dir = SessionDir::new(&sessions, &copy);
         std::fs::create_dir_all(&dir.path).unwrap();
         std::fs::write(dir.log_path(), lines.concat()).unwrap();
-        let out = sleuth(&home).args(["export", &copy]).assert().failure().get_output().clone();
+        let out = sleuth_cmd(&home).args(["export", &copy]).assert().failure().get_output().clone();
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(expected), "{name}: {err}");
-        let out = sleuth(&home).args(["resume", &copy, "--headless"]).assert().failure().get_output().clone();
+        let out = sleuth_cmd(&home).args(["resume", &copy, "--headless"]).assert().failure().get_output().clone();
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(expected), "{name}: {err}");
-        let table =
-            String::from_utf8(sleuth(&home).arg("sessions").assert().success().get_output().stdout.clone()).unwrap();
+        let table = String::from_utf8(sleuth_cmd(&home).arg("sessions").assert().success().get_output().stdout.clone())
+            .unwrap();
         let row = table.lines().find(|l| l.starts_with(&copy)).unwrap_or_else(|| panic!("{name}: {table}"));
         assert!(row.contains("damaged"), "{name}: {row}");
     }
     // The untouched session still reads.
-    sleuth(&home).args(["export", &id]).assert().success();
+    sleuth_cmd(&home).args(["export", &id]).assert().success();
 }
 
 #[test]
@@ -115,7 +109,7 @@ fn a_session_recorded_with_a_value_out_of_range_is_refused_by_name_and_resumes_w
     let corpus = tmp.path().join("corpus");
     write_corpus(&corpus);
     let home = tmp.path().join("home");
-    sleuth(&home).args(run_args(&corpus)).assert().success();
+    sleuth_cmd(&home).args(run_args(&corpus)).assert().success();
     let id = session_ids(&home).pop().unwrap();
     // What a sleuth without ranges recorded: a value that aborts the
     // process, in a session cut short after its first events.
@@ -126,11 +120,11 @@ fn a_session_recorded_with_a_value_out_of_range_is_refused_by_name_and_resumes_w
     std::fs::write(dir.log_path(), format!("{header}\n{}", lines[1..4].concat())).unwrap();
     let _ = std::fs::remove_file(dir.summary_path());
 
-    let out = sleuth(&home).args(["resume", &id, "--headless"]).assert().failure().get_output().clone();
+    let out = sleuth_cmd(&home).args(["resume", &id, "--headless"]).assert().failure().get_output().clone();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("local.candidates_per_query") && err.contains("must be between 1 and 10000"), "{err}");
     assert!(!err.contains("panicked") && !err.contains("capacity overflow"), "{err}");
-    sleuth(&home).args(["resume", &id, "--headless", "--set", "local.candidates_per_query=80"]).assert().success();
+    sleuth_cmd(&home).args(["resume", &id, "--headless", "--set", "local.candidates_per_query=80"]).assert().success();
     assert!(log_lines(&home, &id).last().unwrap().contains("\"session_ended\""));
 }

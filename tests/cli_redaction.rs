@@ -6,31 +6,21 @@
 
 #[path = "llm_support/mod.rs"]
 mod llm_support;
+mod support;
 
 use std::path::Path;
 use std::process::Output;
 
-use assert_cmd::cargo::CommandCargoExt;
 use llm_support::{Behaviour, FakeLlm};
 use serde_json::json;
+use support::bin::{output_async, sleuth_cmd};
 
 const KEY: &str = "sk-test-SECRET-7d3b91e0aa";
 
 async fn sleuth(home: &Path, args: &[&str]) -> Output {
-    let home = home.to_path_buf();
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    tokio::task::spawn_blocking(move || {
-        std::process::Command::cargo_bin("sleuth")
-            .unwrap()
-            .args(&args)
-            .env("SLEUTH_HOME", &home)
-            .env("SLEUTH_TEST_API_KEY", KEY)
-            .env_remove("SLEUTH_LOG")
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap()
+    let mut cmd = sleuth_cmd(home);
+    cmd.args(args).env("SLEUTH_TEST_API_KEY", KEY);
+    output_async(cmd).await
 }
 
 fn files_holding(dir: &Path, needle: &str) -> Vec<String> {
@@ -73,7 +63,7 @@ async fn a_key_in_the_question_an_ask_option_and_a_page_is_blanked_in_memory_std
     // The first critique asks which widget, with the key in an option (a
     // model that echoes what it was shown); the second finds the gap fixed,
     // so the first critique's issue becomes a lesson. The critique is its own
-    // call and the model reviews (both off by default since issue 13), so the
+    // call and the model reviews (both off by default), so the
     // short test pages are kept and the critic's words reach the session.
     let ask = json!({ "question": format!("Which widget, the one behind {KEY}?"), "options": [format!("the widget of {KEY}"), "the red widget"] });
     let critique = json!({

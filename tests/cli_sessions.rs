@@ -27,9 +27,10 @@ fn turns(clarify: bool) -> Vec<Turn> {
     vec![first, Turn::coverage(2, 3), Turn::coverage(3, 3)]
 }
 
+/// The shared command, with the key whose value must never be printed.
 fn sleuth(home: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("sleuth").unwrap();
-    cmd.env("SLEUTH_HOME", home).env_remove("SLEUTH_LOG").env("SLEUTH_TEST_KEY", SECRET);
+    let mut cmd = support::bin::sleuth_cmd(home);
+    cmd.env("SLEUTH_TEST_KEY", SECRET);
     cmd
 }
 
@@ -141,7 +142,7 @@ async fn fork_creates_a_session_sharing_the_log_up_to_an_iteration() {
     assert_eq!(state.header.as_ref().unwrap().forked_from.as_ref().unwrap().session_id, "20250102-090000-bbbb");
     assert!(state.asks.is_empty() && state.iteration() == 1 && state.iterations[0].decision.is_none());
     let table = stdout(sleuth(home.path()).arg("sessions"));
-    // Not yet continued: `forked`, not `interrupted` (issue 27 item 3).
+    // Not yet continued: `forked`, not `interrupted`.
     assert!(table.lines().any(|l| l.starts_with(&new_id) && l.contains("forked")), "{table}");
     let out = sleuth(home.path())
         .args(["fork", "20250102-090000-bbbb", "--from", "9", "--create-only"])
@@ -379,8 +380,7 @@ fn two_processes_resuming_one_session_the_second_gets_the_holders_pid() {
     ));
     sleuth(&home).args(["index"]).arg(&corpus).assert().success();
     let set_corpus = format!("local.corpus={}", corpus.display());
-    let mut first = std::process::Command::new(assert_cmd::cargo::cargo_bin("sleuth"))
-        .env("SLEUTH_HOME", &home)
+    let mut first = support::bin::sleuth_command(&home)
         .args(["resume", "20250102-090000-bbbb", "--headless", "--ask", "stdin", "--set", &set_corpus])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
@@ -400,7 +400,7 @@ fn two_processes_resuming_one_session_the_second_gets_the_holders_pid() {
     // The first one asks the open question again; answer it and let it finish.
     use std::io::Write as _;
     first.stdin.take().unwrap().write_all(b"2\n").unwrap();
-    let done = first.wait_with_output().unwrap();
+    let done = support::bin::output_within(first, support::bin::DEFAULT_LIMIT, "the first resume");
     let first_err = String::from_utf8_lossy(&done.stderr);
     assert!(done.status.success(), "{first_err}");
     assert!(first_err.contains("Which widget do you mean?") && first_err.contains("the red widget"), "{first_err}");

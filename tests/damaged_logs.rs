@@ -1,6 +1,6 @@
-//! Logs no engine wrote, and files that are not logs, on the real binary
-//! (issue 25 items 1, 5 and 6; issue 27 item 2): each is refused or listed
-//! for what it is, quickly, in bounded memory, and never hides the others.
+//! Logs no engine wrote, and files that are not logs, on the real binary:
+//! each is refused or listed for what it is, quickly, in bounded memory,
+//! and never hides the others.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 mod support;
@@ -10,20 +10,15 @@ use std::time::Duration;
 
 use assert_cmd::Command;
 use sleuth::session::SessionDir;
+use support::bin::sleuth_within;
 use support::e2e::{session_ids, write_corpus};
 
 /// Every child gets this long; a hang fails the test instead of stalling it.
 const TIMEOUT: Duration = Duration::from_secs(30);
 
-fn sleuth(home: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("sleuth").unwrap();
-    cmd.env("SLEUTH_HOME", home).env_remove("SLEUTH_LOG").timeout(TIMEOUT);
-    cmd
-}
-
 /// A finished session of three iterations, by the real binary; its id.
 fn real_session(home: &Path, corpus: &Path) -> String {
-    sleuth(home)
+    sleuth_within(home, TIMEOUT)
         .args(["run", "--set", &format!("local.corpus={}", corpus.display())])
         .args(["--set", "decide.confidence_threshold=1.0", "--set", "decide.coverage_threshold=1.0"])
         .args(["--set", "decide.diminishing_returns_window=50", "--set", "decide.severity_plateau_window=50"])
@@ -108,15 +103,16 @@ fn the_looping_log_of_issue_25_is_damaged_at_its_line_and_resume_stops() {
     let dir = session_with(&h.home, "20990101-000000-loop", &looping);
     let size = std::fs::metadata(dir.log_path()).unwrap().len();
 
-    let (code, table, _) = output(sleuth(&h.home).arg("sessions"));
+    let (code, table, _) = output(sleuth_within(&h.home, TIMEOUT).arg("sessions"));
     assert_eq!(code, Some(0));
     let row = table.lines().find(|l| l.starts_with("20990101-000000-loop")).unwrap();
     assert!(row.contains("damaged"), "{table}");
-    let (code, _, err) = output(sleuth(&h.home).args(["resume", "20990101-000000-loop", "--time-limit", "1"]));
+    let (code, _, err) =
+        output(sleuth_within(&h.home, TIMEOUT).args(["resume", "20990101-000000-loop", "--time-limit", "1"]));
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("line 5") && err.contains("iteration 1 starts after iteration 1"), "{err}");
     assert_eq!(std::fs::metadata(dir.log_path()).unwrap().len(), size, "nothing appended");
-    let (code, _, err) = output(sleuth(&h.home).args(["export", "20990101-000000-loop"]));
+    let (code, _, err) = output(sleuth_within(&h.home, TIMEOUT).args(["export", "20990101-000000-loop"]));
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("line 5"), "{err}");
 }
@@ -128,7 +124,7 @@ fn an_edited_log_of_the_same_size_is_not_trusted_to_its_summary() {
     let dir = SessionDir::new(&h.home.join("sessions"), &id);
     // Listed once and settled: its summary is stored and stamped.
     std::thread::sleep(Duration::from_millis(150));
-    let (_, table, _) = output(sleuth(&h.home).arg("sessions"));
+    let (_, table, _) = output(sleuth_within(&h.home, TIMEOUT).arg("sessions"));
     assert!(table.contains("finished"), "{table}");
     let good = std::fs::read(dir.log_path()).unwrap();
 
@@ -137,9 +133,9 @@ fn an_edited_log_of_the_same_size_is_not_trusted_to_its_summary() {
     lines.swap(3, 4);
     std::fs::write(dir.log_path(), lines.join("\n") + "\n").unwrap();
     assert_eq!(std::fs::metadata(dir.log_path()).unwrap().len(), good.len() as u64);
-    let (_, table, _) = output(sleuth(&h.home).arg("sessions"));
+    let (_, table, _) = output(sleuth_within(&h.home, TIMEOUT).arg("sessions"));
     assert!(table.contains("damaged") && table.contains("line 4"), "{table}");
-    let (code, _, err) = output(sleuth(&h.home).args(["export", &id]));
+    let (code, _, err) = output(sleuth_within(&h.home, TIMEOUT).args(["export", &id]));
     assert_eq!(code, Some(1), "{err}");
 
     // A flipped bit in a number: `"seq":5` becomes `"seq":4`.
@@ -147,7 +143,7 @@ fn an_edited_log_of_the_same_size_is_not_trusted_to_its_summary() {
     let at = find(&flipped, b"\"seq\":5,");
     flipped[at + 6] ^= 0x01;
     std::fs::write(dir.log_path(), &flipped).unwrap();
-    let (_, table, _) = output(sleuth(&h.home).arg("sessions"));
+    let (_, table, _) = output(sleuth_within(&h.home, TIMEOUT).arg("sessions"));
     assert!(table.contains("damaged"), "{table}");
 }
 
@@ -163,7 +159,7 @@ fn a_reused_pid_in_a_free_lock_is_not_running() {
     let dir = SessionDir::new(&h.home.join("sessions"), &id);
     // What a killed session leaves, its pid since taken by a live process.
     std::fs::write(dir.lock_path(), format!("{}\n", std::process::id())).unwrap();
-    let (_, table, _) = output(sleuth(&h.home).arg("sessions"));
+    let (_, table, _) = output(sleuth_within(&h.home, TIMEOUT).arg("sessions"));
     let row = table.lines().find(|l| l.starts_with(&id)).unwrap();
     assert!(row.contains("finished") && !row.contains("running"), "{table}");
 }
@@ -183,7 +179,7 @@ fn a_fifo_a_device_and_a_huge_torn_tail_neither_block_nor_bloat() {
     // Its lock a FIFO too: asking whether it runs must not block either.
     mkfifo(&zero.lock_path());
 
-    let (code, table, err) = output(sleuth(&h.home).arg("sessions"));
+    let (code, table, err) = output(sleuth_within(&h.home, TIMEOUT).arg("sessions"));
     assert_eq!(code, Some(0), "{err}");
     let row =
         |id: &str| table.lines().find(|l| l.starts_with(id)).unwrap_or_else(|| panic!("{id}: {table}")).to_string();
@@ -199,13 +195,13 @@ fn a_fifo_a_device_and_a_huge_torn_tail_neither_block_nor_bloat() {
         &["export", "20990102-000000-zero"],
         &["resume", "20990102-000000-zero", "--time-limit", "1"],
     ] {
-        let (code, _, err) = output(sleuth(&h.home).args(args));
+        let (code, _, err) = output(sleuth_within(&h.home, TIMEOUT).args(args));
         assert_eq!(code, Some(1), "{args:?}: {err}");
         assert!(err.contains("not a regular file"), "{args:?}: {err}");
     }
     let config_fifo = h.home.join("config-fifo.toml");
     mkfifo(&config_fifo);
-    let (code, _, err) = output(sleuth(&h.home).args(["sessions", "--config"]).arg(&config_fifo));
+    let (code, _, err) = output(sleuth_within(&h.home, TIMEOUT).args(["sessions", "--config"]).arg(&config_fifo));
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("named pipe"), "{err}");
     std::fs::remove_dir_all(fifo.path).unwrap();
@@ -225,12 +221,13 @@ fn a_fifo_a_device_and_a_huge_torn_tail_neither_block_nor_bloat() {
             f.write_all(&chunk).unwrap();
         }
     }
-    let (_, table, _) = output(sleuth(&h.home).arg("sessions"));
+    let (_, table, _) = output(sleuth_within(&h.home, TIMEOUT).arg("sessions"));
     assert!(table.lines().any(|l| l.starts_with("20990103-000000-torn") && l.contains("interrupted")), "{table}");
-    let (code, _, err) = output(sleuth(&h.home).args(["export", "20990103-000000-torn"]));
+    let (code, _, err) = output(sleuth_within(&h.home, TIMEOUT).args(["export", "20990103-000000-torn"]));
     assert_eq!(code, Some(0), "{err}");
     assert!(err.contains("cut short by a crash"), "{err}");
-    let (code, _, err) = output(sleuth(&h.home).args(["resume", "20990103-000000-torn", "--time-limit", "1"]));
+    let (code, _, err) =
+        output(sleuth_within(&h.home, TIMEOUT).args(["resume", "20990103-000000-torn", "--time-limit", "1"]));
     assert!(code.is_some(), "{err}");
     assert!(err.contains("set aside"), "{err}");
     let kept = std::fs::metadata(torn.path.join("torn-tails.txt")).unwrap().len();
@@ -244,20 +241,23 @@ fn a_fifo_a_device_and_a_huge_torn_tail_neither_block_nor_bloat() {
 fn a_log_or_a_line_over_the_caps_is_refused_naming_the_setting() {
     let h = home();
     let id = real_session(&h.home, &h.corpus);
-    let (code, _, err) = output(sleuth(&h.home).args(["export", &id, "--set", "sessions.max_line_mb=1"]));
+    let (code, _, err) =
+        output(sleuth_within(&h.home, TIMEOUT).args(["export", &id, "--set", "sessions.max_line_mb=1"]));
     assert_eq!(code, Some(0), "{err}");
     let dir = SessionDir::new(&h.home.join("sessions"), &id);
     let mut lines = lines_of(&dir.log_path());
     let last = lines.len() - 1;
     lines[last] = lines[last].replacen("\"type\":", &format!("\"pad\":\"{}\",\"type\":", "y".repeat(2 << 20)), 1);
     std::fs::write(dir.log_path(), lines.join("\n") + "\n").unwrap();
-    let (code, _, err) = output(sleuth(&h.home).args(["export", &id, "--set", "sessions.max_line_mb=1"]));
+    let (code, _, err) =
+        output(sleuth_within(&h.home, TIMEOUT).args(["export", &id, "--set", "sessions.max_line_mb=1"]));
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains(&format!("line {}", last + 1)) && err.contains("sessions.max_line_mb"), "{err}");
-    let (code, _, err) = output(sleuth(&h.home).args(["export", &id, "--set", "sessions.max_log_mb=1"]));
+    let (code, _, err) =
+        output(sleuth_within(&h.home, TIMEOUT).args(["export", &id, "--set", "sessions.max_log_mb=1"]));
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("sessions.max_log_mb=3"), "{err}");
-    let (code, _, err) = output(sleuth(&h.home).args(["export", &id]));
+    let (code, _, err) = output(sleuth_within(&h.home, TIMEOUT).args(["export", &id]));
     assert_eq!(code, Some(0), "the default caps hold a genuine log: {err}");
 }
 
@@ -276,10 +276,10 @@ fn last_is_the_newest_session_to_the_millisecond_and_a_fork_is_new() {
     older[0] = with_field(&older[0], "at_ms", at + 500);
     session_with(&h.home, "20990101-000000-ffff", &older);
     session_with(&h.home, "20990101-000000-0000", &newer);
-    let (_, table, _) = output(sleuth(&h.home).arg("sessions"));
+    let (_, table, _) = output(sleuth_within(&h.home, TIMEOUT).arg("sessions"));
     let rows: Vec<&str> = table.lines().skip(1).collect();
     assert!(rows[0].starts_with("20990101-000000-0000"), "{table}");
-    let (_, md, _) = output(sleuth(&h.home).args(["export", "last", "--format", "json"]));
+    let (_, md, _) = output(sleuth_within(&h.home, TIMEOUT).args(["export", "last", "--format", "json"]));
     let json: serde_json::Value = serde_json::from_str(&md).unwrap();
     assert_eq!(json["summary"]["id"], "20990101-000000-0000", "`last` is the first row");
 
@@ -288,12 +288,13 @@ fn last_is_the_newest_session_to_the_millisecond_and_a_fork_is_new() {
     while now_ms() <= at + 1_000 {
         std::thread::sleep(Duration::from_millis(50));
     }
-    let (code, out, err) = output(sleuth(&h.home).args(["fork", &first, "--from", "1", "--create-only"]));
+    let (code, out, err) =
+        output(sleuth_within(&h.home, TIMEOUT).args(["fork", &first, "--from", "1", "--create-only"]));
     assert_eq!(code, Some(0), "{err}");
     let fork = out.trim().to_string();
-    let (_, table, _) = output(sleuth(&h.home).arg("sessions"));
+    let (_, table, _) = output(sleuth_within(&h.home, TIMEOUT).arg("sessions"));
     assert!(table.lines().nth(1).unwrap().starts_with(&fork), "{table}");
-    let (_, md, _) = output(sleuth(&h.home).args(["export", "last", "--format", "json"]));
+    let (_, md, _) = output(sleuth_within(&h.home, TIMEOUT).args(["export", "last", "--format", "json"]));
     let json: serde_json::Value = serde_json::from_str(&md).unwrap();
     assert_eq!(json["summary"]["id"], fork.as_str());
 }

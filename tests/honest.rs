@@ -1,4 +1,4 @@
-//! Honest numbers (issue 11), end to end: a model that fails every phase
+//! Honest numbers, end to end: a model that fails every phase
 //! ends low and says which phases failed; a question the corpus cannot
 //! answer says so first and exits with its own status; a dead provider
 //! likewise; after an ASK the report keeps to the meaning chosen; and one
@@ -15,7 +15,6 @@ mod support;
 use std::path::Path;
 use std::process::Output;
 
-use assert_cmd::cargo::CommandCargoExt;
 use llm_support::{Behaviour, FakeLlm};
 use local_engine::{builtin_reasoner, local_parts};
 use serde_json::Value;
@@ -24,24 +23,15 @@ use sleuth::engine::protocol::{Answer, Command, Event, Limits};
 use sleuth::engine::settings::EngineSettings;
 use sleuth::engine::{Engine, SessionState};
 use sleuth::search::local::{self, LocalConfig};
+use support::bin::{output_async, sleuth_cmd};
 use support::scripted::{Fault, ScriptedProvider, ScriptedReasoner, Turn, corpus};
 use support::{Harness, settings};
 
 /// Runs the binary off the async runtime so wiremock keeps answering.
 async fn sleuth(home: &Path, args: &[&str]) -> Output {
-    let home = home.to_path_buf();
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    tokio::task::spawn_blocking(move || {
-        std::process::Command::cargo_bin("sleuth")
-            .unwrap()
-            .args(&args)
-            .env("SLEUTH_HOME", &home)
-            .env_remove("OPENAI_API_KEY")
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap()
+    let mut cmd = sleuth_cmd(home);
+    cmd.args(args).env_remove("OPENAI_API_KEY");
+    output_async(cmd).await
 }
 
 fn write(root: &Path, rel: &str, text: &str) {
@@ -86,7 +76,7 @@ fn confidence_in(line: &str) -> f64 {
 }
 
 /// A model that fails every phase is not kept on: after its second failure
-/// the built-in reasoner takes over (issue 30), the report is the
+/// the built-in reasoner takes over, the report is the
 /// built-in's and says so, the phases the model failed are named, and the
 /// session is degraded (exit 6), listed so with the figure printed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -114,7 +104,7 @@ async fn a_model_that_fails_every_phase_is_replaced_by_the_built_in_and_the_repo
     assert!(fake.count("critique") > 0, "the model was asked: {stderr}");
     let caveat =
         stdout.lines().find(|l| l.contains("phases failed and fell back")).unwrap_or_else(|| panic!("{stdout}"));
-    // REVIEW runs without a model by default (issue 13), so it cannot fail here.
+    // REVIEW runs without a model by default, so it cannot fail here.
     for phase in ["plan", "draft", "critique"] {
         assert!(caveat.contains(phase), "{phase} missing: {caveat}");
     }

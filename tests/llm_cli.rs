@@ -4,6 +4,9 @@
 //! in every test.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
+#[path = "support/bin.rs"]
+#[allow(dead_code)]
+mod bin;
 #[path = "llm_support/mod.rs"]
 mod llm_support;
 #[path = "support/scripted.rs"]
@@ -16,7 +19,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use assert_cmd::cargo::CommandCargoExt;
+use bin::{output_async, sleuth_cmd};
 use llm_support::{Behaviour, FakeLlm};
 use scripted::{ScriptedProvider, corpus};
 use sleuth::engine::memory::{InMemoryStore, MemorySettings, MemoryStore};
@@ -38,21 +41,9 @@ fn write_config(home: &Path, body: &str) {
 
 /// Runs the binary off the async runtime so wiremock keeps answering.
 async fn sleuth(home: &Path, args: &[&str]) -> Output {
-    let home = home.to_path_buf();
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    tokio::task::spawn_blocking(move || {
-        std::process::Command::cargo_bin("sleuth")
-            .unwrap()
-            .args(&args)
-            .env("SLEUTH_HOME", &home)
-            .env("SLEUTH_TEST_API_KEY", KEY)
-            .env("SLEUTH_LOG", "trace")
-            .env_remove("OPENAI_API_KEY")
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap()
+    let mut cmd = sleuth_cmd(home);
+    cmd.args(args).env("SLEUTH_TEST_API_KEY", KEY).env("SLEUTH_LOG", "trace").env_remove("OPENAI_API_KEY");
+    output_async(cmd).await
 }
 
 /// Every file under `dir`, with its bytes.

@@ -3,6 +3,9 @@
 //! the built-in reasoner in the real engine, and the real binary.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
+#[path = "support/bin.rs"]
+#[allow(dead_code)]
+mod bin;
 #[path = "corpora/local_engine.rs"]
 mod local_engine;
 #[path = "corpora/mercury.rs"]
@@ -312,9 +315,7 @@ fn the_binary_indexes_and_researches_a_folder() {
     let (root, home) = (dir.path().join("docs"), dir.path().join("home"));
     error_docs(&root);
     let corpus_flag = format!("local.corpus={}", root.display());
-    let out = assert_cmd::Command::cargo_bin("sleuth")
-        .expect("binary")
-        .env("SLEUTH_HOME", &home)
+    let out = bin::sleuth_cmd(&home)
         .args(["run", "--set", &corpus_flag, "--ask", "first", "How does the question mark operator convert errors?"])
         .output()
         .expect("runs");
@@ -326,12 +327,7 @@ fn the_binary_indexes_and_researches_a_folder() {
     assert!(stdout.contains("## Sources") && stdout.contains("guide/errors.html"), "{stdout}");
 
     // `sleuth index` on an unchanged folder reads nothing again.
-    let out = assert_cmd::Command::cargo_bin("sleuth")
-        .expect("binary")
-        .env("SLEUTH_HOME", &home)
-        .args(["index", root.to_str().expect("utf-8 path")])
-        .output()
-        .expect("runs");
+    let out = bin::sleuth_cmd(&home).args(["index", root.to_str().expect("utf-8 path")]).output().expect("runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success() && stdout.contains("0 read") && stdout.contains("1 redirect stubs skipped"),
@@ -342,17 +338,13 @@ fn the_binary_indexes_and_researches_a_folder() {
     let other = dir.path().join("mercury");
     mercury_docs(&other);
     let flag = format!("local.corpus={}", other.display());
-    let out = assert_cmd::Command::cargo_bin("sleuth")
-        .expect("binary")
-        .env("SLEUTH_HOME", &home)
+    let out = bin::sleuth_cmd(&home)
         .args(["run", "--set", &flag, "--ask", "fail", "What is mercury?"])
         .output()
         .expect("runs");
     assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
     // A folder that does not exist is a clear error, not a panic.
-    let out = assert_cmd::Command::cargo_bin("sleuth")
-        .expect("binary")
-        .env("SLEUTH_HOME", &home)
+    let out = bin::sleuth_cmd(&home)
         .args(["run", "--set", "local.corpus=/no/such/folder", "anything"])
         .output()
         .expect("runs");
@@ -372,8 +364,7 @@ fn ctrl_c_at_the_ask_prompt_cancels() {
     let (root, home) = (dir.path().join("mercury"), dir.path().join("home"));
     mercury_docs(&root);
     let flag = format!("local.corpus={}", root.display());
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("sleuth"))
-        .env("SLEUTH_HOME", &home)
+    let mut child = bin::sleuth_command(&home)
         .args(["run", "--set", &flag, "--ask", "stdin", "What is mercury?"])
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
@@ -382,6 +373,9 @@ fn ctrl_c_at_the_ask_prompt_cancels() {
         .expect("spawn");
     let _stdin_stays_open = child.stdin.take();
     let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+    let pid = i32::try_from(child.id()).expect("pid");
+    // Past the limit the child is killed: its stderr ends and the test fails.
+    let exit = bin::watch(child, bin::DEFAULT_LIMIT);
     let mut seen = String::new();
     let mut buf = Vec::new();
     // The prompt ends without a newline: read up to its colon.
@@ -391,12 +385,11 @@ fn ctrl_c_at_the_ask_prompt_cancels() {
         assert!(n > 0, "the process ended before asking: {seen}");
         seen.push_str(&String::from_utf8_lossy(&buf));
     }
-    let pid = i32::try_from(child.id()).expect("pid");
     // SAFETY: sends SIGINT to the child this test started.
     assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
     let mut rest = String::new();
     let _ = std::io::Read::read_to_string(&mut stderr, &mut rest);
-    let status = child.wait().expect("wait");
+    let status = exit.recv().expect("the watcher").expect("sleuth ran past its limit and was killed");
     assert_eq!(status.code(), Some(130), "{seen}{rest}");
     assert!(rest.contains("cancelling"), "{rest}");
 }

@@ -1,4 +1,4 @@
-//! Fuzzing the log reader (issue 25): real logs, mutated the ways disks,
+//! Fuzzing the log reader: real logs, mutated the ways disks,
 //! crashes and people damage files (lines swapped, doubled, dropped or
 //! repeated; a cut anywhere; a flipped bit; a number changed), then every
 //! command that reads a log run on each. None may hang, panic, or grow a
@@ -18,7 +18,6 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use assert_cmd::Command;
 use sleuth::builder::Runtime;
 use sleuth::config::Config;
 use sleuth::engine::{Engine, SessionState};
@@ -29,6 +28,7 @@ use sleuth::session::list::list_sessions;
 use sleuth::session::stats::compute;
 use sleuth::session::summary::SessionSummary;
 use sleuth::session::{SessionDir, open_session, read_log};
+use support::bin::sleuth_within;
 use support::e2e::{files_under, long_session, session_ids, write_corpus};
 
 const MUTATIONS: usize = 300;
@@ -40,12 +40,6 @@ const ID: &str = "20990101-000000-fuzz";
 
 fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
-
-fn sleuth(home: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("sleuth").unwrap();
-    cmd.env("SLEUTH_HOME", home).env_remove("SLEUTH_LOG").timeout(COMMAND_TIMEOUT);
-    cmd
 }
 
 /// Real logs to mutate: a finished session of three iterations, the same
@@ -61,7 +55,7 @@ fn base_logs(home: &Path, corpus: &Path) -> Vec<(String, Vec<u8>)> {
         }
     });
     args.push("How does widget 3 connect to its gadget?".into());
-    sleuth(home).args(&args).assert().success();
+    sleuth_within(home, COMMAND_TIMEOUT).args(&args).assert().success();
     let finished = session_ids(home).pop().unwrap();
     let log = std::fs::read(SessionDir::new(&home.join("sessions"), &finished).log_path()).unwrap();
     let lines: Vec<&[u8]> = log.split_inclusive(|b| *b == b'\n').collect();
@@ -354,7 +348,7 @@ fn on_the_binary(case: &Case, home: &Path, seed: u64) {
         &["fork", ID, "--from", "0", "--create-only"],
         &["resume", ID, "--time-limit", "1", "--headless"],
     ] {
-        let out = match sleuth(home).args(args).output() {
+        let out = match sleuth_within(home, COMMAND_TIMEOUT).args(args).output() {
             Ok(out) => out,
             Err(e) => case.fail(seed, &format!("`sleuth {}` did not end: {e}", args.join(" "))),
         };

@@ -6,6 +6,9 @@
 //! binary's `index --to opensearch` and `doctor` as a user runs them.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
+#[path = "support/bin.rs"]
+#[allow(dead_code)]
+mod bin;
 #[allow(dead_code)]
 #[path = "opensearch_support/cluster.rs"]
 mod cluster;
@@ -218,20 +221,9 @@ async fn no_more_batches_are_in_flight_than_configured() {
 /// Runs the binary with `SLEUTH_HOME = home` and a config file.
 async fn sleuth(home: &Path, config: &str, env: &[(&str, &str)], args: &[&str]) -> std::process::Output {
     std::fs::write(home.join("config.toml"), config).unwrap();
-    let home = home.to_path_buf();
-    let env: Vec<(String, String)> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-    tokio::task::spawn_blocking(move || {
-        std::process::Command::new(assert_cmd::cargo::cargo_bin("sleuth"))
-            .env("SLEUTH_HOME", &home)
-            .envs(env)
-            .args(&args)
-            .stdin(std::process::Stdio::null())
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap()
+    let mut cmd = bin::sleuth_cmd(home);
+    cmd.envs(env.iter().copied()).args(args);
+    bin::output_async(cmd).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

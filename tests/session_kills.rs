@@ -8,21 +8,15 @@
 mod support;
 
 use std::path::Path;
-use std::process::{Command as Process, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
 use sleuth::session::SessionDir;
 use sleuth::session::list::{Status, list_sessions};
+use support::bin::{sleuth_cmd, sleuth_command};
 use support::e2e::{copy_dir, kill_after, log_lines, long_session, session_ids};
 
 const QUESTION: &str = "How do widgets connect to gadgets and what latency do they have?";
-
-fn sleuth(home: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("sleuth").unwrap();
-    cmd.env("SLEUTH_HOME", home).env_remove("SLEUTH_LOG");
-    cmd
-}
 
 /// A corpus big enough that building its index takes a measurable time.
 fn write_corpus(dir: &Path, files: usize) {
@@ -74,7 +68,8 @@ fn assert_listed_then_resumed(home: &Path, point: &str) -> usize {
     for s in &listed {
         assert_ne!(s.status, Status::Damaged, "{point}: session {} is damaged: {:?}", s.id, s.problem);
     }
-    let table = String::from_utf8(sleuth(home).arg("sessions").assert().success().get_output().stdout.clone()).unwrap();
+    let table =
+        String::from_utf8(sleuth_cmd(home).arg("sessions").assert().success().get_output().stdout.clone()).unwrap();
     assert!(!table.contains("damaged"), "{point}:\n{table}");
     for s in &listed {
         // A run that ended (answered, or honestly unanswered on this small
@@ -85,7 +80,7 @@ fn assert_listed_then_resumed(home: &Path, point: &str) -> usize {
         // Killed while its question waited for an answer, a session is listed
         // as waiting on it; either way it resumes (headless: the first option).
         assert!(matches!(s.status, Status::Interrupted | Status::WaitingOnAsk), "{point}: session {}", s.id);
-        let out = sleuth(home).args(["resume", &s.id, "--headless"]).output().unwrap();
+        let out = sleuth_cmd(home).args(["resume", &s.id, "--headless"]).output().unwrap();
         // 4: finished, the sources do not answer (a small generated corpus).
         assert!(matches!(out.status.code(), Some(0 | 4)), "{point}: resume {}: {out:?}", s.id);
         let lines = log_lines(home, &s.id);
@@ -108,9 +103,9 @@ fn killed_at_twenty_points_from_startup_to_the_report_no_session_is_damaged_and_
     // How long the first index takes here, and a log of a whole session.
     let indexed = tmp.path().join("indexed");
     let started = Instant::now();
-    sleuth(&indexed).arg("index").arg(&corpus).assert().success();
+    sleuth_cmd(&indexed).arg("index").arg(&corpus).assert().success();
     let index_time = started.elapsed();
-    let out = sleuth(&indexed).args(&run).output().unwrap();
+    let out = sleuth_cmd(&indexed).args(&run).output().unwrap();
     assert!(matches!(out.status.code(), Some(0 | 4)), "{out:?}");
     let reference = session_ids(&indexed).pop().unwrap();
     let events = log_lines(&indexed, &reference).len();
@@ -124,9 +119,7 @@ fn killed_at_twenty_points_from_startup_to_the_report_no_session_is_damaged_and_
         let home = tmp.path().join(format!("fresh-{step}"));
         let delay = Duration::from_millis(5) + index_time.mul_f64(f64::from(step) / 5.0);
         let point = format!("fresh home, killed after {delay:?}");
-        let mut child = Process::new(assert_cmd::cargo::cargo_bin("sleuth"))
-            .env("SLEUTH_HOME", &home)
-            .env_remove("SLEUTH_LOG")
+        let mut child = sleuth_command(&home)
             .args(&run)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -152,7 +145,7 @@ fn killed_at_twenty_points_from_startup_to_the_report_no_session_is_damaged_and_
             // Killed before its header: nothing to resume, and the index
             // the kill cut short does not stop the next run.
             // A finished run: answered (0) or honestly unanswered (4).
-            let out = sleuth(&home).args(&run).output().unwrap();
+            let out = sleuth_cmd(&home).args(&run).output().unwrap();
             assert!(matches!(out.status.code(), Some(0 | 4)), "{point}: {out:?}");
             assert_eq!(assert_listed_then_resumed(&home, &point), 1, "{point}");
         }

@@ -5,8 +5,12 @@
 //! indexed and cited by page.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
+#[path = "support/bin.rs"]
+#[allow(dead_code)]
+mod bin;
+
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use sleuth::search::local::extract::test_pdf;
 use wiremock::matchers::path;
@@ -14,9 +18,8 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 
 /// The binary's output; killed and failed after `limit`.
 fn sleuth(home: &Path, env: &[(String, String)], args: &[&str], limit: Duration) -> std::process::Output {
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("sleuth"));
-    cmd.env("SLEUTH_HOME", home)
-        .env_remove("TAVILY_API_KEY")
+    let mut cmd = bin::sleuth_command(home);
+    cmd.env_remove("TAVILY_API_KEY")
         .env_remove("BRAVE_SEARCH_API_KEY")
         .env_remove("OPENALEX_API_KEY")
         .env_remove("SEMANTIC_SCHOLAR_API_KEY")
@@ -27,19 +30,7 @@ fn sleuth(home: &Path, env: &[(String, String)], args: &[&str], limit: Duration)
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let mut child = cmd.spawn().unwrap();
-    let started = Instant::now();
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            return child.wait_with_output().unwrap();
-        }
-        if started.elapsed() > limit {
-            child.kill().unwrap();
-            let out = child.wait_with_output().unwrap();
-            panic!("sleuth {args:?} ran past {limit:?}:\n{}", String::from_utf8_lossy(&out.stderr));
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    bin::output_within(cmd.spawn().unwrap(), limit, &format!("sleuth {args:?}"))
 }
 
 fn fixture(server: &MockServer, file: &str) -> String {

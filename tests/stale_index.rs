@@ -1,19 +1,15 @@
-//! An index used after its folder changed (issue 27 item 1): before a run,
+//! An index used after its folder changed: before a run,
 //! the folder is compared with the index and what changed is indexed
 //! again, so the edited text is quoted and the new file found; or, with
 //! `stale_check = "warn"`, the run says so and names the command.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
+mod support;
+
 use std::path::Path;
 use std::time::Duration;
 
-use assert_cmd::Command;
-
-fn sleuth(home: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("sleuth").unwrap();
-    cmd.env("SLEUTH_HOME", home).env_remove("SLEUTH_LOG").timeout(Duration::from_secs(120));
-    cmd
-}
+use support::bin::sleuth_cmd;
 
 fn corpus(dir: &Path) {
     std::fs::create_dir_all(dir).unwrap();
@@ -27,7 +23,7 @@ fn corpus(dir: &Path) {
 }
 
 fn run(home: &Path, dir: &Path, extra: &[&str], question: &str) -> (String, String) {
-    let out = sleuth(home)
+    let out = sleuth_cmd(home)
         .args(["run", "--set", &format!("local.corpus={}", dir.display())])
         .args(extra)
         .arg(question)
@@ -36,7 +32,7 @@ fn run(home: &Path, dir: &Path, extra: &[&str], question: &str) -> (String, Stri
     (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
-/// The edit of issue 27: the price changes and a file is added.
+/// The edit: the price changes and a file is added.
 fn edit(dir: &Path) {
     // File times tick coarsely: the edit must not share the index's tick.
     std::thread::sleep(Duration::from_millis(50));
@@ -57,7 +53,7 @@ fn a_run_after_the_folder_changed_quotes_the_new_text() {
     let tmp = tempfile::tempdir().unwrap();
     let (home, dir) = (tmp.path().join("home"), tmp.path().join("garden"));
     corpus(&dir);
-    sleuth(&home).arg("index").arg(&dir).assert().success();
+    sleuth_cmd(&home).arg("index").arg(&dir).assert().success();
     let (report, _) = run(&home, &dir, &[], "How much does a plot cost per year?");
     assert!(report.contains("45 euros"), "{report}");
     edit(&dir);
@@ -74,7 +70,7 @@ fn with_warn_the_run_names_the_command_and_uses_the_old_index() {
     let tmp = tempfile::tempdir().unwrap();
     let (home, dir) = (tmp.path().join("home"), tmp.path().join("garden"));
     corpus(&dir);
-    sleuth(&home).arg("index").arg(&dir).assert().success();
+    sleuth_cmd(&home).arg("index").arg(&dir).assert().success();
     edit(&dir);
     let (report, err) =
         run(&home, &dir, &["--set", "local.stale_check=\"warn\""], "How much does a plot cost per year?");

@@ -1,24 +1,14 @@
-//! The store and the corpus under faults, on the real binary (issue 25
-//! item 8): source texts deleted before a resume, a full disk, a link out
-//! of the corpus folder, one huge file.
+//! The store and the corpus under faults, on the real binary:
+//! source texts deleted before a resume, a full disk, a link out of the
+//! corpus folder, one huge file.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 mod support;
 
-use std::path::Path;
-use std::time::Duration;
-
 use assert_cmd::Command;
 use sleuth::session::SessionDir;
+use support::bin::{DEFAULT_LIMIT, output_within, sleuth_cmd};
 use support::e2e::{files_under, long_session, session_ids, write_corpus};
-
-const TIMEOUT: Duration = Duration::from_secs(120);
-
-fn sleuth(home: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("sleuth").unwrap();
-    cmd.env("SLEUTH_HOME", home).env_remove("SLEUTH_LOG").timeout(TIMEOUT);
-    cmd
-}
 
 fn output(cmd: &mut Command) -> (Option<i32>, String, String) {
     let out = cmd.output().unwrap();
@@ -37,7 +27,7 @@ fn resume_with_the_source_texts_deleted_says_so() {
     let mut args = vec!["run".to_string()];
     args.extend(long_session(&corpus));
     args.push("How does widget 3 connect to its gadget?".into());
-    sleuth(&home).args(&args).assert().success();
+    sleuth_cmd(&home).args(&args).assert().success();
     let id = session_ids(&home).pop().unwrap();
     let dir = SessionDir::new(&home.join("sessions"), &id);
     // Killed in iteration 2, after its first sources were stored.
@@ -46,13 +36,13 @@ fn resume_with_the_source_texts_deleted_says_so() {
     let second = lines.iter().position(|l| l.contains("\"iteration_started\",\"iteration\":2")).unwrap();
     std::fs::write(dir.log_path(), lines[..second + 2].concat()).unwrap();
     std::fs::remove_file(dir.summary_path()).unwrap();
-    let (code, _, err) = output(sleuth(&home).args(["resume", &id, "--time-limit", "2", "--headless"]));
+    let (code, _, err) = output(sleuth_cmd(&home).args(["resume", &id, "--time-limit", "2", "--headless"]));
     assert!(code.is_some(), "{err}");
     assert!(!err.contains("source texts are missing"), "nothing is missing yet: {err}");
 
     std::fs::write(dir.log_path(), lines[..second + 2].concat()).unwrap();
     std::fs::remove_dir_all(dir.sources_dir()).unwrap();
-    let (_, _, err) = output(sleuth(&home).args(["resume", &id, "--time-limit", "2", "--headless"]));
+    let (_, _, err) = output(sleuth_cmd(&home).args(["resume", &id, "--time-limit", "2", "--headless"]));
     assert!(err.contains("source texts are missing") && err.contains(&format!("sleuth fork {id} --from 0")), "{err}");
 }
 
@@ -65,19 +55,23 @@ fn a_full_disk_leaves_no_temporary_file_and_says_so_once() {
     // One page far larger than what the disk has room for.
     let long: String = (0..6000).map(|i| format!("Widget {i} connects to the gadget bus under load. ")).collect();
     std::fs::write(corpus.join("big.md"), format!("# Widget bus\n\n{long}\n")).unwrap();
-    sleuth(&home).arg("index").arg(&corpus).assert().success();
+    sleuth_cmd(&home).arg("index").arg(&corpus).assert().success();
     // A file may not grow past 128 KiB: writes beyond fail with EFBIG, as
     // on a full disk (the signal that would kill the process is ignored).
     let script = format!(
         "trap '' XFSZ; ulimit -f 128; exec \"$0\" run --set local.corpus={} 'How does a widget connect to the gadget bus?'",
         corpus.display()
     );
-    let out = std::process::Command::new("bash")
+    let child = std::process::Command::new("bash")
         .args(["-c", &script, assert_cmd::cargo::cargo_bin("sleuth").to_str().unwrap()])
         .env("SLEUTH_HOME", &home)
         .env_remove("SLEUTH_LOG")
-        .output()
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .unwrap();
+    let out = output_within(child, DEFAULT_LIMIT, "`sleuth run` under a file-size limit");
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert_eq!(err.matches("File too large").count(), 1, "the OS error once: {err}");
@@ -96,10 +90,10 @@ fn a_link_out_of_the_corpus_is_neither_indexed_nor_cited() {
     std::fs::create_dir_all(&outside).unwrap();
     std::fs::write(outside.join("passwd"), "root:x:0:0:zanzibarcanary:/root:/bin/bash\n").unwrap();
     std::os::unix::fs::symlink(outside.join("passwd"), corpus.join("passwd.txt")).unwrap();
-    let (code, out, err) = output(sleuth(&home).arg("index").arg(&corpus));
+    let (code, out, err) = output(sleuth_cmd(&home).arg("index").arg(&corpus));
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("link out of the corpus") && out.contains("passwd.txt"), "{out}");
-    let (_, report, _) = output(sleuth(&home).args([
+    let (_, report, _) = output(sleuth_cmd(&home).args([
         "run",
         "--set",
         &format!("local.corpus={}", corpus.display()),
@@ -142,7 +136,7 @@ fn a_large_file_of_one_paragraph_is_indexed_in_bounded_memory() {
     }
     std::fs::write(corpus.join("log.txt"), &text).unwrap();
     drop(text);
-    let (code, out, err) = output(sleuth(&home).arg("index").arg(&corpus));
+    let (code, out, err) = output(sleuth_cmd(&home).arg("index").arg(&corpus));
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("1 page"), "{out}");
     let peak = children_max_rss();

@@ -19,25 +19,14 @@ use wiremock::{Mock, MockServer, Request, ResponseTemplate};
 
 /// Runs `sleuth args…` with `SLEUTH_HOME = home`; (exit code, stdout, stderr).
 async fn sleuth(home: &Path, args: &[&str]) -> (i32, String, String) {
-    let home = home.to_path_buf();
-    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-    tokio::task::spawn_blocking(move || {
-        let out = assert_cmd::Command::cargo_bin("sleuth")
-            .unwrap()
-            .env("SLEUTH_HOME", &home)
-            .env_remove("SLEUTH_LOG")
-            .args(&args)
-            .timeout(Duration::from_secs(120))
-            .output()
-            .unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    })
-    .await
-    .unwrap()
+    let mut cmd = support::bin::sleuth_cmd(home);
+    cmd.args(args);
+    let out = support::bin::output_async(cmd).await;
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// A small corpus: watering rules and fines.

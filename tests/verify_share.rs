@@ -9,7 +9,6 @@ mod support;
 
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::Value;
 use sleuth::engine::memory::{InMemoryStore, MemorySettings, MemoryStore};
@@ -35,14 +34,7 @@ fn memory() -> Arc<dyn MemoryStore> {
 }
 
 fn sleuth(home: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = assert_cmd::Command::cargo_bin("sleuth")
-        .unwrap()
-        .env("SLEUTH_HOME", home)
-        .env_remove("SLEUTH_LOG")
-        .args(args)
-        .timeout(Duration::from_secs(120))
-        .output()
-        .unwrap();
+    let out = support::bin::sleuth_cmd(home).args(args).output().unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -55,21 +55,9 @@ fn off_topic(i: usize) -> String {
 
 /// Runs the binary with `SLEUTH_HOME = home`, no web keys in its environment.
 async fn sleuth(home: &Path, args: &[&str]) -> std::process::Output {
-    let home = home.to_path_buf();
-    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-    tokio::task::spawn_blocking(move || {
-        std::process::Command::new(assert_cmd::cargo::cargo_bin("sleuth"))
-            .env("SLEUTH_HOME", &home)
-            .env_remove("TAVILY_API_KEY")
-            .env_remove("BRAVE_SEARCH_API_KEY")
-            .env_remove("SLEUTH_TEST_UNSET_KEY")
-            .args(&args)
-            .stdin(std::process::Stdio::null())
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap()
+    let mut cmd = support::bin::sleuth_cmd(home);
+    cmd.env_remove("TAVILY_API_KEY").env_remove("BRAVE_SEARCH_API_KEY").env_remove("SLEUTH_TEST_UNSET_KEY").args(args);
+    support::bin::output_async(cmd).await
 }
 
 /// `sleuth run` of `QUESTION` with `config` as the config file; thresholds

@@ -79,7 +79,8 @@ async fn a_new_session_is_locked_logged_and_set_from_the_configuration() {
     let rt = built(config, home.path()).await;
     let prepared = rt.new_session().expect("session");
     let dir = prepared.dir.clone();
-    // Nothing is on disk until the engine records the header (issue 16 item 1).
+    // Nothing is on disk until the engine records the header (an abandoned
+    // start leaves no empty session).
     assert!(!dir.path.exists());
     assert_eq!(prepared.settings.session_id, dir.id);
     assert_eq!(prepared.settings.preset, SessionPreset::Named(Preset::Simple));

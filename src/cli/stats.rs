@@ -1,5 +1,5 @@
-//! `sleuth stats`: seed 004's and seed 001's metrics across sessions, as a
-//! table or `--json`. The definitions are in `session::stats`.
+//! `sleuth stats`: iterations, convergence, stops, cost and search failures
+//! across sessions, as a table or `--json`. The definitions are in `session::stats`.
 
 use std::io::Write;
 

@@ -1,4 +1,5 @@
-//! Seed 001 §8's tiers, with a time limit on every one; explicit limits in
+//! The presets (simple, standard, deep: how many iterations, queries and sources, and
+//! how much time a session may use), with a time limit on every one; explicit limits in
 //! config, env or flags override them field by field.
 
 use serde::{Deserialize, Serialize};

@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 use crate::engine::settings::SearchSettings;
 use crate::search::{RouterSettings, SourceSet};
 
-/// SEARCH: providers, parallelism, result counts and resilience (seed 001 §10).
+/// SEARCH: providers, parallelism, result counts and resilience (retries, circuit breakers,
+/// fallback chains).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SearchConfig {

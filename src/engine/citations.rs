@@ -1,4 +1,4 @@
-//! VERIFY (DESIGN §1, seed 001 §11): every cited id must name a retrieved
+//! VERIFY: every cited id must name a retrieved
 //! source, and every claim's quote must occur (normalised) in that source's
 //! stored text. Claims that fail are flagged in the report, never dropped
 //! silently.

@@ -1,6 +1,7 @@
 //! What a phase produces when the reasoner fails for good (a model that
 //! keeps answering garbage, an endpoint that went away): something simple
-//! and honest, so the loop degrades instead of crashing (DESIGN §4).
+//! and honest, so the loop degrades instead of crashing (ARCHITECTURE.md, "How a
+//! session runs").
 
 use super::model::{Citation, Claim, Critique, Draft, PlannedQuery, Reflection, SourceVerdict, Verdict};
 use super::reasoner::SourceDoc;

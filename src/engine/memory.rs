@@ -1,4 +1,4 @@
-//! Reflexion memory (seed 003): what critiques taught in past sessions,
+//! Reflexion memory: what critiques taught in past sessions,
 //! retrieved by keyword Jaccard similarity of the question and offered to
 //! PLAN and DRAFT as few-shot context. The engine depends on the trait; the
 //! persistent store lives with the sessions.

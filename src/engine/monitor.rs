@@ -1,4 +1,4 @@
-//! Monitor mode (seed 002): the critique compares what official (tier 1)
+//! Monitor mode: the critique compares what official (tier 1)
 //! and social (tier 5) sources say. This is the reasoner-independent part:
 //! each statement of a tier-5 source is checked for support in the tier-1
 //! texts (by shared content terms), and the result becomes one critique

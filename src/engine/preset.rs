@@ -1,4 +1,4 @@
-//! Seed 001 §8's tiers by name, and the preset a session records in its
+//! The presets (simple, standard, deep) by name, and the preset a session records in its
 //! header: one of them, or `custom` (limits set by hand, as tests and
 //! benchmarks do).
 

@@ -1,6 +1,6 @@
-//! REFINE's mechanics: choosing a strategy (seed 004), reformulating
-//! queries that found too little (seed 001 §6.2), and applying a quality
-//! report's suggested keywords (seed 000). The planner writes the new
+//! REFINE's mechanics: choosing a strategy (EXPAND, NARROW, PIVOT,
+//! DEEPEN), reformulating queries that found too little, and applying a
+//! quality report's suggested keywords. The planner writes the new
 //! queries for the strategy; these functions post-process them.
 
 use std::collections::HashSet;

@@ -31,7 +31,8 @@ pub struct SessionState {
     pub confidence: f64,
     pub coverage: f64,
     pub gaps: Vec<String>,
-    /// Confidence gain of each evaluated iteration (seed 004).
+    /// Confidence gain of each evaluated iteration (what the diminishing-returns
+    /// rule and the refinement strategy read).
     pub convergence_trend: Vec<f64>,
     pub cost_usd: f64,
     pub prompt_tokens: u64,
@@ -137,8 +138,8 @@ pub struct Skipped {
     pub reason: String,
 }
 
-/// Everything that happened in one iteration (seed 004's IterationSummary
-/// and the material of the TUI's reflection log).
+/// Everything that happened in one iteration (queries, sources, scores,
+/// decision) and the material of the TUI's reflection log).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct IterationRecord {
     pub iteration: u32,
@@ -529,7 +530,8 @@ impl SessionState {
         })
     }
 
-    /// The iteration whose draft scored best (seed 003 best candidate):
+    /// The iteration whose draft scored best (the candidate WRITE
+    /// reports):
     /// highest confidence, then coverage, then the later one. A draft
     /// written before the user answered an ASK is a candidate only when it
     /// keeps to the meaning chosen.

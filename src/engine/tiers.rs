@@ -1,4 +1,4 @@
-//! Source tiers and modes (seed 002): a table maps domains, with subdomain
+//! Source tiers and modes (docs/sources.md#source-tiers-and-modes): a table maps domains, with subdomain
 //! matching, to a tier (1 official … 5 social) and a type; the mode decides
 //! what REVIEW may keep.
 

@@ -1,4 +1,4 @@
-//! Context compaction (seed 001 §9): every prompt fits the model's context
+//! Context compaction: every prompt fits the model's context
 //! window. Sources are cut into passages at paragraph and sentence
 //! boundaries; the passages most relevant to the question go in first, one
 //! per source before a second from any; a source shown in part says so

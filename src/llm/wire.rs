@@ -1,5 +1,5 @@
-//! The JSON each role replies with (seed 001 PlanResponse, seed 002 Critic
-//! and Writer, widened to what the engine needs), read leniently — a string
+//! The JSON each role replies with (the plan, the critique, the
+//! draft and the report, as the engine needs them), read leniently — a string
 //! where a list was asked for, `"[3]"` for a source id, `"Pass"` for
 //! `PASS` — then checked and mapped onto the engine's types.
 

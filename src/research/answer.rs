@@ -26,7 +26,8 @@ pub struct PendingAsk {
     pub options: Vec<String>,
 }
 
-/// The final answer of a research job (seed 001 §5.5's AgentResponse, extended).
+/// The final answer of a research job: the report, its sources, confidence
+/// and how the loop ended.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct RunAnswer {
     pub job_id: String,

@@ -1,5 +1,6 @@
-//! Prometheus text exposition of the research loop (seed 001 §17) and of
-//! the server's load. Written by hand: a dozen lines of format, no crate.
+//! Prometheus text exposition of the research loop (sessions ended by
+//! status, their durations, tokens and cost) and of the server's load.
+//! Written by hand: a dozen lines of format, no crate.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;

@@ -1,7 +1,7 @@
 //! Search providers: the `SearchProvider` trait, and the router (the
 //! engine's `Searcher` port) that runs
 //! each query over the configured fallback chains with retries and circuit
-//! breakers (seed 001 §10). Providers: `local` (tantivy corpus), `opensearch`
+//! breakers. Providers: `local` (tantivy corpus), `opensearch`
 //! (a search cluster), the web ones (SearXNG, Tavily, Brave) and the
 //! keyless ones (Wikipedia, arXiv, OpenAlex, Semantic Scholar, Europe PMC).
 

@@ -1,6 +1,5 @@
 //! Runs a query over every configured chain; within a chain, falls back to
-//! the next provider when one fails or its circuit is open (seed 001 §10,
-//! tiers 1, 3 and 4).
+//! the next provider when one fails or its circuit is open.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

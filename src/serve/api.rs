@@ -9,7 +9,7 @@ use crate::engine::SessionStatus;
 use crate::research::request::parse_choice;
 use crate::research::{Field, RequestError, ResearchRequest};
 
-/// `POST /run`: one research task (seed 001 §12, with its request options).
+/// `POST /run`: one research task and its request options.
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunRequest {

@@ -1,4 +1,5 @@
-//! Seed 001 §5.4's `ErrorResponse`, with the HTTP status each kind means.
+//! The `ErrorResponse` body of every failed request (a kind and a message),
+//! with the HTTP status each kind means.
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};

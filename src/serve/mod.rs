@@ -1,4 +1,5 @@
-//! `sleuth serve`: the research loop behind HTTP (seed 001 §12–17). The
+//! `sleuth serve`: the research loop behind HTTP (`/run`, jobs,
+//! sessions, reports, health and metrics; docs/service.md). The
 //! jobs are the session service's (`research::jobs`, shared with `sleuth
 //! mcp`); `http.rs` has the routes, `guard.rs` what every request must show.
 

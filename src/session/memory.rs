@@ -1,4 +1,4 @@
-//! Reflexion memory on disk (seed 003's persistent backend): one JSON line
+//! Reflexion memory on disk (its persistent backend): one JSON line
 //! per lesson in `memory.jsonl` in the data dir, shared by every session.
 //! Appends happen under a lock file so two sessions storing at once lose
 //! nothing; beyond `max_entries` the oldest lines are dropped by an atomic

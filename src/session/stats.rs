@@ -15,7 +15,7 @@ pub struct Stats {
     /// Sessions with a report (finished or cancelled).
     pub reported: usize,
     pub damaged: usize,
-    /// Mean iterations of reported sessions (seed 001 iterations per request).
+    /// Mean iterations of reported sessions (iterations per request).
     pub avg_iterations: Option<f64>,
     /// Mean iterations of sessions that stopped on the thresholds.
     pub avg_iterations_to_convergence: Option<f64>,

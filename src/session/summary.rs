@@ -24,7 +24,7 @@ use crate::engine::status::SessionStatus;
 /// the log's stamp instead of its length alone.
 pub const SUMMARY_VERSION: u32 = 3;
 
-/// How the research loop ended (seed 004: converged vs stopped on a limit).
+/// How the research loop ended: converged, or stopped on a limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StopKind {
@@ -50,7 +50,7 @@ impl StopKind {
     }
 }
 
-/// Per-session figures behind `sleuth stats` (seeds 001 and 004).
+/// Per-session figures behind `sleuth stats`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SessionMetrics {
     /// Set once a report was written.

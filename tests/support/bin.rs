@@ -5,7 +5,7 @@
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -31,6 +31,27 @@ pub fn sleuth_command(home: &Path) -> Command {
     let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("sleuth"));
     cmd.env("SLEUTH_HOME", home).env_remove("SLEUTH_LOG").env_remove("SLEUTH_SERVE_TOKEN");
     cmd
+}
+
+/// `sleuth` under `home` as an `assert_cmd` command: the environment of
+/// [`sleuth_command`], an empty stdin unless the test writes one, and
+/// `limit` on the run — past it the child is killed and the test fails on
+/// its status instead of hanging.
+pub fn sleuth_within(home: &Path, limit: Duration) -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::from_std(sleuth_command(home));
+    cmd.write_stdin(Vec::new()).timeout(limit);
+    cmd
+}
+
+/// [`sleuth_within`] with the default limit.
+pub fn sleuth_cmd(home: &Path) -> assert_cmd::Command {
+    sleuth_within(home, DEFAULT_LIMIT)
+}
+
+/// Runs `cmd` on a blocking thread, for async tests (a server of the test
+/// answers on the runtime meanwhile). The command carries its own limit.
+pub async fn output_async(mut cmd: assert_cmd::Command) -> std::process::Output {
+    tokio::task::spawn_blocking(move || cmd.output().expect("sleuth starts")).await.expect("the command's thread")
 }
 
 /// What a finished command did.
@@ -70,6 +91,50 @@ pub fn sleuth(home: &Path, args: &[&str]) -> Ran {
     let mut cmd = sleuth_command(home);
     cmd.args(args);
     run_limited(cmd, "", DEFAULT_LIMIT)
+}
+
+/// Waits for `child` at most `limit`; past it, kills it and fails the test
+/// naming `what`.
+pub fn wait_or_kill(child: &mut Child, limit: Duration, what: &str) -> ExitStatus {
+    wait_limited(child, limit).unwrap_or_else(|| {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("{what} ran longer than {limit:?} and was killed")
+    })
+}
+
+/// `wait_with_output` with a limit: closes the child's stdin, reads its
+/// stdout and stderr while it runs, and past `limit` kills it and fails the
+/// test naming `what`.
+pub fn output_within(mut child: Child, limit: Duration, what: &str) -> Output {
+    drop(child.stdin.take());
+    let out = child.stdout.take().map(drain);
+    let err = child.stderr.take().map(drain);
+    let collect = |rx: Option<mpsc::Receiver<String>>| {
+        rx.and_then(|rx| rx.recv_timeout(Duration::from_secs(10)).ok()).unwrap_or_default().into_bytes()
+    };
+    let Some(status) = wait_limited(&mut child, limit) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("{what} ran longer than {limit:?} and was killed; stderr:\n{}", String::from_utf8_lossy(&collect(err)))
+    };
+    Output { status, stdout: collect(out), stderr: collect(err) }
+}
+
+/// Watches `child` on a thread and kills it past `limit`, for a test that
+/// talks to the child meanwhile. Its status comes on the receiver: `None`
+/// when it was killed.
+pub fn watch(mut child: Child, limit: Duration) -> mpsc::Receiver<Option<ExitStatus>> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let status = wait_limited(&mut child, limit);
+        if status.is_none() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        let _ = tx.send(status);
+    });
+    rx
 }
 
 /// Waits for `child` at most `limit`; `None` when it is still running.

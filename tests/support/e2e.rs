@@ -59,8 +59,7 @@ pub fn session_ids(home: &Path) -> Vec<String> {
 /// before the kill, or None when the session ended first (its folder is
 /// then removed when `discard_finished`).
 pub fn kill_after(home: &Path, args: &[String], lines: usize, discard_finished: bool) -> Option<(String, Vec<String>)> {
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("sleuth"))
-        .env("SLEUTH_HOME", home)
+    let mut child = super::bin::sleuth_command(home)
         .args(args)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
@@ -70,7 +69,11 @@ pub fn kill_after(home: &Path, args: &[String], lines: usize, discard_finished: 
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     let mut id = None;
     loop {
-        assert!(std::time::Instant::now() < deadline, "the session never got going");
+        if std::time::Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the session never got going");
+        }
         if id.is_none() {
             id = session_ids(home).into_iter().next();
         }

@@ -223,15 +223,7 @@ fn assert_locked_by_the_live_tui(home: &std::path::Path, id: &str) {
     let lock = home.join("sessions").join(id).join("lock");
     let pid: u32 = std::fs::read_to_string(&lock).unwrap().trim().parse().expect("the lock file names the TUI's pid");
     assert_ne!(pid, std::process::id());
-    let sleuth = |args: &[&str]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_sleuth"))
-            .env("SLEUTH_HOME", home)
-            .env_remove("SLEUTH_LOG")
-            .args(args)
-            .stdin(std::process::Stdio::null())
-            .output()
-            .unwrap()
-    };
+    let sleuth = |args: &[&str]| crate::support::bin::sleuth_cmd(home).args(args).output().unwrap();
     let listed = sleuth(&["sessions", "--json"]);
     let rows: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
     let row = rows.as_array().unwrap().iter().find(|r| r["id"] == id).expect("the session is listed");

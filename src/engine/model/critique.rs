@@ -56,7 +56,8 @@ pub struct Clarification {
     pub options: Vec<String>,
 }
 
-/// CRITIQUE's output (seed 002 Critic + seed 004 gap analysis).
+/// CRITIQUE's output: the critic's verdicts and issues, and the gaps (what
+/// the draft does not yet answer) that steer the next iteration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Critique {
     pub verdict: Verdict,

@@ -22,7 +22,8 @@ impl fmt::Display for Action {
     }
 }
 
-/// Which branch of the decision tree fired (seed 004, in DESIGN §1 order).
+/// Which branch of the decision tree fired (in the order the rules are
+/// tried; docs/scoring.md#the-decision).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DecisionReason {

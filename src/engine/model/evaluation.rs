@@ -4,7 +4,8 @@ use serde::{Deserialize, Serialize};
 
 use super::Verdict;
 
-/// The inputs of confidence: seed 004's five and answer relevance, each
+/// The inputs of confidence (answer relevance, source quality, coverage,
+/// citation density, consistency, recency; docs/scoring.md), each
 /// in `[0, 1]`. Each is evidence that the question is answered; a part
 /// nobody could judge (a failed phase, a critic that gave no figure) is 0,
 /// never a free 1.0.
@@ -58,7 +59,7 @@ impl ConfidenceWeights {
     }
 }
 
-/// The critique's quality dimensions (DESIGN §1), each in `[0, 1]`.
+/// The critique's quality dimensions, each in `[0, 1]`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct DimensionScores {
     pub completeness: f64,

@@ -22,7 +22,7 @@ impl PlannedQuery {
     }
 }
 
-/// The reflection block written before acting (seed 000): what the plan is,
+/// The reflection block written before acting: what the plan is,
 /// what it assumes, what could go wrong and how success will be judged.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Reflection {

@@ -56,7 +56,7 @@ pub struct UnsupportedClaim {
     pub why: String,
 }
 
-/// VERIFY's result (DESIGN §1): ids exist, quotes are in their sources.
+/// VERIFY's result (the phase after WRITE): ids exist, quotes are in their sources.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Verification {
     pub cited: Vec<SourceId>,

@@ -380,7 +380,7 @@ fn dedupe_print(text: &str) -> Vec<u64> {
 }
 
 /// Searches one query; a query with no hits is retried once, broadened
-/// (seed 001 §10 tier 2).
+/// (no quotes, exclusions or stop words, one term fewer).
 async fn run_query(
     router: Arc<dyn Searcher>,
     index: usize,

@@ -1,5 +1,5 @@
 //! WRITE and VERIFY: the report from the best draft across iterations
-//! (seed 003), streamed as it is written, then every citation checked.
+//! (not necessarily the last), streamed as it is written, then every citation checked.
 
 use std::collections::BTreeMap;
 use std::time::Duration;

@@ -1,6 +1,6 @@
 //! Whether an index still matches its folder, checked before a run uses it
-//! (issue 27 item 1: a price edited from 45 to 60 euros was still quoted at
-//! 45, and a new file never found, until `sleuth index` ran again).
+//! (otherwise an edited file is still quoted as it was, and a new file never
+//! found, until `sleuth index` runs again).
 //!
 //! A small folder is checked whole: every file's size and modification
 //! time against the manifest. A large one (the Rust documentation's 48,000

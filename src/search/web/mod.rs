@@ -38,7 +38,7 @@ pub fn build(name: &str, cfg: &WebConfig) -> Result<Arc<dyn SearchProvider>, Str
         "searxng" => {
             let url = cfg.searxng_url.as_deref().map(str::trim).filter(|u| !u.is_empty()).ok_or_else(|| {
                 "set `[web] searxng_url` to your SearXNG instance, e.g. \"http://localhost:8888\" \
-                 (its JSON format must be enabled; see the README)"
+                 (its JSON format must be enabled; see docs/sources.md, \"SearXNG\")"
                     .to_string()
             })?;
             Ok(Arc::new(Searxng::new(url, web)?))

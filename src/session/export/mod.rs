@@ -1,6 +1,6 @@
 //! Exports of a session, built from its replayed state (the log is the
-//! truth): Markdown, JSON, BibTeX, CSL-JSON, and seed 002's per-iteration
-//! JSON files. Everything here is pure; the caller writes the result and
+//! truth): Markdown, JSON, BibTeX, CSL-JSON, and one JSON file per
+//! iteration. Everything here is pure; the caller writes the result and
 //! passes it through the redactor, so an export never carries a secret.
 
 mod bibtex;
