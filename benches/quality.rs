@@ -1,6 +1,6 @@
 //! Research-quality benchmark of the embedded defaults (local corpus +
 //! built-in reasoner) on question sets with gold pages and facts
-//! (`../shared/eval/README.md`). Runs every question headless through the
+//! (the evaluation sets' README). Runs every question headless through the
 //! real engine, standard preset, and prints per question and in total:
 //! gold recall among the cited sources, facts found in the report,
 //! iterations, decisions and wall time, beside the baseline (gold pages in
@@ -54,7 +54,7 @@ impl Question {
     }
 }
 
-/// The report's first block of text that is not a heading (eval README).
+/// The report's first block of text that is not a heading (the sets' scoring rule).
 fn first_paragraph(report: &str) -> &str {
     report.split("\n\n").map(str::trim).find(|b| !b.is_empty() && !b.starts_with('#')).unwrap_or_default()
 }
@@ -78,7 +78,7 @@ fn defects(report: &str) -> Vec<String> {
     out
 }
 
-/// The same document under another path counts (eval README): `core/` and
+/// The same document under another path counts (the sets' scoring rule): `core/` and
 /// `alloc/` for `std/`, old book editions for `book/`.
 fn equivalent(path: &str) -> String {
     let p = path.split('#').next().unwrap_or(path);

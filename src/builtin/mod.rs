@@ -1,6 +1,6 @@
 //! The built-in reasoner: every phase of the loop without a model, from
 //! retrieval statistics alone. Deterministic: the same sources give the
-//! same plan, draft and verdict. See DESIGN §3.
+//! same plan, draft and verdict. See docs/builtin.md.
 //!
 //! Aspects are the question's phrases weighted by corpus rarity
 //! (`aspects`); REVIEW scores sources against them (`review`); DRAFT

@@ -1,5 +1,5 @@
 //! The caveats a report carries: why it stopped, what it could not cover,
-//! and whether its search was limited (seed 001 §10.3, seed 000).
+//! and whether its search was limited (failed queries, providers down).
 
 use super::model::{AnswerStatus, DecisionReason, Evaluation, StopReason};
 use super::settings::DecideSettings;

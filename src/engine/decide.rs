@@ -1,4 +1,5 @@
-//! DECIDE: a pure function of the numbers, in DESIGN §1 order.
+//! DECIDE: a pure function of the numbers, its rules in the order
+//! docs/scoring.md ("The decision") gives.
 
 use super::convergence::Convergence;
 use super::model::{Action, Decision, DecisionReason, Evaluation};

@@ -1,4 +1,5 @@
-//! EVALUATE: seed 004's components (answer relevance added) and their
+//! EVALUATE: the confidence components (answer relevance, source quality,
+//! coverage, citation density, consistency, recency) and their
 //! weighted average, mapped with the signals beside them to confidence,
 //! the calibrated probability that the report answers the question
 //! (`engine::calibration`); coverage as aspects addressed / aspects

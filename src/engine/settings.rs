@@ -1,4 +1,4 @@
-//! The engine's tunables, each with the default DESIGN §1 gives. They are
+//! The engine's tunables, each with its documented default. They are
 //! sections of the user's config file (see `config.toml.example`).
 
 use std::collections::BTreeMap;
@@ -13,7 +13,7 @@ use super::protocol::{ForkOrigin, ImportedContext, Limits};
 use super::redact::Redactor;
 use super::tiers::{SourceMode, TierTable};
 
-/// DECIDE (seed 004 decision tree, seed 003 convergence).
+/// DECIDE: the decision rules and when drafts have converged.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct DecideSettings {
@@ -94,7 +94,7 @@ impl Default for EvaluateSettings {
     }
 }
 
-/// REFINE: strategy selection (seed 004) and query reformulation (seed 001).
+/// REFINE: strategy selection (expand, deepen, pivot) and query reformulation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RefineSettings {
@@ -119,7 +119,7 @@ impl Default for RefineSettings {
     }
 }
 
-/// Keywords to add when a rejection reason dominates (seed 000).
+/// Keywords to add when a rejection reason dominates the review.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RefinementRule {

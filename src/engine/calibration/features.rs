@@ -1,4 +1,4 @@
-//! The signals EVALUATE has about a draft, by name: seed 004's components,
+//! The signals EVALUATE has about a draft, by name: the confidence components,
 //! the inputs behind them, and signals of how the answer was found (how
 //! far its source stood above the other results of its query, how much of
 //! the question its opening and the opening's section labels name). Each is

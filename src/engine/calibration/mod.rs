@@ -1,6 +1,6 @@
 //! Confidence as a calibrated probability: the chance that the report
 //! answers the question (holds at least two thirds of what a correct
-//! answer says), from EVALUATE's features (seed 004's components and the
+//! answer says), from EVALUATE's features (the confidence components and the
 //! signals beside them, [`features`]) through a logistic regression fitted
 //! on the project's labelled question sets with cross-validation
 //! (`cargo bench --bench calibration -- --fit`, see docs/scoring.md).
