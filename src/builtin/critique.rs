@@ -144,7 +144,7 @@ pub fn critique(
     if cited < 3 && !draft.claims.is_empty() {
         issues.push(Issue {
             severity: Severity::Medium,
-            description: format!("Only {cited} source(s) cited."),
+            description: format!("Only {} cited.", crate::text::counted(cited, "source", "sources")),
             aspect: None,
         });
     }

@@ -14,8 +14,10 @@ pub fn body(draft: &Draft, evaluation: Option<&Evaluation>, stop: StopReason) ->
         let mut notes = Vec::new();
         if e.cited_sources > 0 {
             notes.push(format!(
-                "{} of {} claims are quoted verbatim from {} source(s)",
-                e.supported_claims, e.claims, e.cited_sources
+                "{} of {} claims are quoted verbatim from {}",
+                e.supported_claims,
+                e.claims,
+                crate::text::counted(e.cited_sources, "source", "sources")
             ));
         }
         if e.aspects_required > 0 {
