@@ -62,12 +62,8 @@ pub fn caveats(state: &SessionState, stop: StopReason, based_on: Option<u32>, s:
     if let Some(c) = failed_phases_caveat(state) {
         out.push(c);
     }
-    if !state.degraded.is_empty() {
-        let causes: Vec<String> = state.degraded.iter().map(ToString::to_string).collect();
-        out.push(format!(
-            "Search capabilities were limited; this answer is based on partial information ({}).",
-            causes.join("; ")
-        ));
+    if let Some(c) = search_caveat(state) {
+        out.push(c);
     }
     if let Some(c) = failed_queries_caveat(state) {
         out.push(c);
@@ -214,6 +210,18 @@ fn short_of(value: f64, threshold: f64) -> String {
     if two == format!("{threshold:.2}") { format!("{:.3}", (value * 1000.0).floor() / 1000.0) } else { two }
 }
 
+/// The search trouble the session met. A model that failed has a caveat of
+/// its own (reasoning degraded), so it is not named here.
+fn search_caveat(state: &SessionState) -> Option<String> {
+    let causes: Vec<String> = state.degraded.iter().filter(|d| !d.is_reasoning()).map(ToString::to_string).collect();
+    (!causes.is_empty()).then(|| {
+        format!(
+            "Search capabilities were limited; this answer is based on partial information ({}).",
+            causes.join("; ")
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use crate::engine::calibration::CalibrationSettings;
@@ -247,6 +255,17 @@ mod tests {
             held_back: None,
             calibration: Some(ConfidenceCalibration { features, mapping }),
         }
+    }
+
+    #[test]
+    fn a_model_that_failed_is_not_called_a_search_limit() {
+        use crate::engine::model::{Degradation, Role};
+        let mut state = crate::engine::state::SessionState::default();
+        state.degraded.push(Degradation::ModelFailed { phases: vec![Role::Plan] });
+        assert_eq!(super::search_caveat(&state), None);
+        state.degraded.push(Degradation::ProviderFailing { provider: "searxng".into() });
+        let c = super::search_caveat(&state).expect("a search caveat");
+        assert!(c.contains("searxng") && !c.contains("plan"), "{c}");
     }
 
     #[test]
