@@ -60,6 +60,7 @@ async fn main() {
     cfg.europepmc.base_url = base.clone();
     cfg.europepmc.min_interval_ms = 0;
     let web = WebConfig::default();
+    sleuth::tls::install_crypto_provider();
     let raw = reqwest::Client::new();
     println!("{:<16} {:>12} {:>12} {:>12}", "provider", "query µs", "bare GET µs", "overhead µs");
     let mut overheads = Vec::new();
