@@ -291,6 +291,9 @@ fn settings_from(config: &Config, snapshot: serde_json::Value, redactor: Redacto
     s.step_mode = config.research.step_mode;
     s.decide = config.decide.clone();
     s.evaluate = config.evaluate.clone();
+    if config.research.reasoner == ReasonerKind::Llm {
+        uncalibrated_for_a_model(&mut s);
+    }
     s.refine = config.refine.clone();
     s.review = config.review.clone();
     s.search = config.search.engine();
@@ -301,6 +304,22 @@ fn settings_from(config: &Config, snapshot: serde_json::Value, redactor: Redacto
     s.redactor = redactor;
     s
 }
+
+/// The calibrated confidence was fitted on the built-in reasoner's
+/// sessions: a model's drafts give other features (its confidence there
+/// sat near 0.02 whatever the answer, so every session ran to its last
+/// iteration). With a model, confidence stays the components' weighted
+/// average with its own threshold, 0.85, unless the user set another.
+fn uncalibrated_for_a_model(s: &mut EngineSettings) {
+    s.evaluate.calibration.enabled = false;
+    let default = crate::engine::settings::DecideSettings::default().confidence_threshold;
+    if s.decide.confidence_threshold == default {
+        s.decide.confidence_threshold = UNCALIBRATED_THRESHOLD;
+    }
+}
+
+/// The threshold of the components' weighted average (not a probability).
+pub const UNCALIBRATED_THRESHOLD: f64 = 0.85;
 
 /// The LLM reasoner, after checking its endpoints answer (fail fast with
 /// the URL and the fix rather than degrade every phase of a session).

@@ -109,3 +109,18 @@ async fn research_choices_made_at_the_start_change_the_settings_and_the_snapshot
     assert_eq!(s.config_snapshot["research"]["preset"], "deep");
     assert_eq!(rt.settings_with("x", &rt.config().research.clone()).config_snapshot, *rt.snapshot());
 }
+
+#[test]
+fn with_a_model_confidence_is_the_weighted_average_and_its_threshold() {
+    let mut config = Config::default();
+    let builtin = settings_from(&config, serde_json::Value::Null, Redactor::default(), "a");
+    assert!(builtin.evaluate.calibration.enabled);
+    assert_eq!(builtin.decide.confidence_threshold, 0.5);
+    config.research.reasoner = ReasonerKind::Llm;
+    let model = settings_from(&config, serde_json::Value::Null, Redactor::default(), "b");
+    assert!(!model.evaluate.calibration.enabled, "fitted on the built-in's sessions only");
+    assert_eq!(model.decide.confidence_threshold, UNCALIBRATED_THRESHOLD);
+    config.decide.confidence_threshold = 0.7;
+    let chosen = settings_from(&config, serde_json::Value::Null, Redactor::default(), "c");
+    assert_eq!(chosen.decide.confidence_threshold, 0.7, "a threshold the user set is kept");
+}
