@@ -299,6 +299,10 @@ async fn answer(
         Arc::new(LlmReasoner::with_endpoints(c, Prompts::builtin(), vec![e]).unwrap())
     };
     let mut settings = EngineSettings::with_limits("bench", preset.limits());
+    // As the builder sets a session with a model: the weighted average and
+    // its 0.85 threshold (the calibration is the built-in's).
+    settings.evaluate.calibration.enabled = false;
+    settings.decide.confidence_threshold = sleuth::builder::UNCALIBRATED_THRESHOLD;
     settings.limits.time_limit_secs = 0;
     settings.limits.cost_budget_usd = 0.0;
     let sink = MemorySink::default();
