@@ -4,6 +4,7 @@
 //! its key: a sentence supports the aspect when it contains them.
 
 use super::analysis::{Stemmer, is_identifier, is_stopword};
+use super::frame::{FrameWord, frame, is_name};
 use super::rarity::Weights;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -55,7 +56,9 @@ struct Word {
 }
 
 /// Splits `text` into words and separators. Symbols standing alone (`?`,
-/// `&`) or glued to a word (`&str`) stay in the label.
+/// `&`) or glued to a word (`&str`) stay in the label. Words of the
+/// question's frame (`frame`) are separators: they say how it asks, not
+/// what about.
 fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
     let mut out = Vec::new();
     let mut in_parens = false;
@@ -67,18 +70,18 @@ fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
         position,
         in_parens,
     };
+    let all = question_words(text);
+    let framed = frame_of(&all, stemmer);
     // A capitalised function word opening a sentence ("… explicitly. Why
     // …") is a function word, not a name.
     let mut sentence_start = true;
-    let all: Vec<&str> = text.split_whitespace().collect();
-    for (position, raw) in all.iter().copied().enumerate() {
+    for (position, raw) in all.iter().map(String::as_str).enumerate() {
         let opens_sentence = std::mem::replace(&mut sentence_start, raw.ends_with(['.', '?', '!']));
         if raw.starts_with('(') {
             out.push(brk(position, in_parens));
             in_parens = true;
         }
-        let trimmed =
-            raw.trim_end_matches(['?', ',', '.', ';', ':', '!', ')', '"', '\'']).trim_start_matches(['(', '"', '\'']);
+        let trimmed = trim_word(raw);
         let ends_clause = raw.len() != trimmed.len() && raw.ends_with([',', ';', ':', '.', '!', ')', '?']);
         if trimmed.is_empty() {
             // A symbol on its own, like the `?` in "the ? operator".
@@ -97,15 +100,23 @@ fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
         }
         let bare = trimmed.trim_matches('`');
         let alnum: String = bare.chars().filter(|c| c.is_alphanumeric() || *c == '_').collect();
-        // A plain verb with the asker as its object ("that gives me", "lets
-        // us") says how the asker relates to the topic, not what it is.
-        let to_asker = !raw.ends_with([',', ';', ':', '.', '?', '!'])
-            && alnum.chars().all(|c| c.is_ascii_lowercase())
-            && all
-                .get(position + 1)
-                .is_some_and(|next| ["me", "us"].contains(&next.trim_end_matches([',', '.', '?', '!'])));
+        if alnum.is_empty() && !bare.is_empty() && bare.len() <= 3 {
+            // A symbol in code, like `?`.
+            out.push(Word {
+                surface: bare.to_string(),
+                stems: Vec::new(),
+                forms: Vec::new(),
+                breaks: false,
+                position,
+                in_parens,
+            });
+            if ends_clause {
+                out.push(brk(position, in_parens));
+            }
+            continue;
+        }
         let stop = alnum.is_empty()
-            || to_asker
+            || framed[position]
             || (is_stopword(&alnum) && !is_identifier(&alnum, if opens_sentence { 0 } else { position }));
         // The text's own tokenization, so that the key terms of `thread-safe`
         // are `thread` and `safe`, as in every source that says it.
@@ -125,6 +136,67 @@ fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
         }
     }
     out
+}
+
+/// The question split at white space, except inside a code span or a
+/// generic type: `Result<u32, MyError>` is one word, not `Result<u32,` and
+/// `MyError>`.
+fn question_words(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut open = false;
+    for piece in text.split_whitespace() {
+        match out.last_mut() {
+            Some(last) if open => {
+                last.push(' ');
+                last.push_str(piece);
+            }
+            _ => out.push(piece.to_string()),
+        }
+        let last = out.last().map(String::as_str).unwrap_or_default();
+        let depth = |o: char, c: char| last.matches(o).count() > last.matches(c).count();
+        open = last.matches('`').count() % 2 == 1 || (depth('<', '>') && !last.contains("<="));
+    }
+    out
+}
+
+/// A word without the punctuation around it; a closing parenthesis stays
+/// when the word opened it (`v.iter()`).
+fn trim_word(raw: &str) -> &str {
+    let mut w = raw.trim_start_matches(['"', '\'']);
+    if w.starts_with('(') && w.matches('(').count() > w.matches(')').count() {
+        w = w.trim_start_matches('(');
+    }
+    loop {
+        let before = w.len();
+        w = w.trim_end_matches(['?', ',', '.', ';', ':', '!', '"', '\'']);
+        if w.ends_with(')') && w.matches(')').count() > w.matches('(').count() {
+            w = &w[..w.len() - 1];
+        }
+        if w.len() == before {
+            return w;
+        }
+    }
+}
+
+/// Which of the question's words are its frame (`frame::frame`).
+fn frame_of(all: &[String], stemmer: &mut Stemmer) -> Vec<bool> {
+    let mut sentence_start = true;
+    let words: Vec<FrameWord> = all
+        .iter()
+        .enumerate()
+        .map(|(position, raw)| {
+            let opens_sentence = std::mem::replace(&mut sentence_start, raw.ends_with(['.', '?', '!']));
+            let trimmed = trim_word(raw);
+            let code = trimmed.starts_with('`') || trimmed.contains(['_', ':', '<', '(', '[', '&', '/', '=']);
+            let bare = trimmed.trim_matches('`');
+            FrameWord {
+                lower: bare.to_lowercase(),
+                name: is_name(bare, if opens_sentence { 0 } else { position }, code),
+                ends_clause: raw.len() != trimmed.len() && raw.ends_with([',', ';', ':', '.', '!', ')', '?']),
+            }
+        })
+        .collect();
+    frame(&words, stemmer)
 }
 
 /// The question's aspects in the question's own order: at most `max`, the
@@ -323,6 +395,34 @@ mod tests {
         let gives = labels("Which collection gives me the smallest item first?");
         assert!(!gives.iter().any(|l| l.to_lowercase().contains("gives")), "{gives:?}");
         assert!(gives.iter().any(|l| l.contains("smallest item")), "{gives:?}");
+    }
+
+    /// No aspect made only of words that say how the question asks: each
+    /// case lists the aspects a section may be titled with.
+    #[test]
+    fn the_question_frame_makes_no_aspect() {
+        let cases: &[(&str, &[&str])] = &[
+            ("When am I allowed to water during a drought?", &["water", "drought"]),
+            ("How long does the buddy program last?", &["buddy program last"]),
+            ("How often are passwords rotated?", &["passwords rotated"]),
+            (
+                "What's the idiomatic way to count word occurrences in a HashMap without doing a separate lookup?",
+                &["idiomatic", "count word occurrences", "HashMap", "separate lookup"],
+            ),
+            (
+                "My main.rs is getting huge; how do I move a module into its own file?",
+                &["main.rs", "move", "module", "file"],
+            ),
+            (
+                "Why does `?` turn an io::Error into Result<u32, MyError> here?",
+                &["? turn", "io::Error", "Result<u32, MyError>"],
+            ),
+            ("I'm trying to read a file, what should I use?", &["read", "file"]),
+            ("What's the difference between v.iter() and v.into_iter()?", &["v.iter()", "v.into_iter()"]),
+        ];
+        for (q, want) in cases {
+            assert_eq!(labels(q), *want, "{q}");
+        }
     }
 
     #[test]

@@ -20,6 +20,7 @@ mod critique;
 mod direct;
 mod draft;
 mod follow;
+mod frame;
 mod parts;
 mod plan;
 mod question;

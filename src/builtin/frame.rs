@@ -1,0 +1,306 @@
+//! The question's frame: the words that say *how* it asks, as opposed to
+//! what it asks about. "When am I allowed to water during a drought?" asks
+//! about watering in a drought; "am I allowed to" is its frame, as "how
+//! long" in "How long does the program last?" names the kind of answer
+//! wanted (a duration), not a topic. A frame word never becomes an aspect:
+//! no section, no search of its own, no caveat that the sources miss it.
+//!
+//! The frame is found by word class and by the word's place in the
+//! question, not by listing words that once leaked:
+//! - **function words** (closed classes: auxiliaries, pronouns,
+//!   prepositions, conjunctions, question words, with the question filler of
+//!   `analysis`), in any inflection (`doing` is `do`) and contracted
+//!   (`what's`, `I'm`, `doesn't`);
+//! - **the degree after "how"** (`how long`, `how often`, `how big`): the
+//!   kind of answer, never its topic;
+//! - **verbs of the frame**: catenative, aspectual and copular verbs
+//!   (`allow`, `try`, `keep`, `get`, `become` …) where they take another verb
+//!   (`allowed to water`, `keep getting`) or stand in a progressive copula
+//!   (`is getting huge`, whose lone complement `huge` goes with it), and any
+//!   plain verb whose object is the asker (`gives me`, `lets us`).
+
+use super::analysis::{Stemmer, is_identifier, is_stopword};
+
+/// Verbs that frame another verb or a state: catenative (`try to`, `want
+/// to`, `allowed to`), aspectual (`keep`, `start`, `stop` + `-ing`) and
+/// copular (`get`, `become`, `seem`, `stay` + a state). In those uses they
+/// carry no topic; followed by an object (`stop a thread`) they are topics.
+const FRAME_VERBS: &[&str] = &[
+    "allow", "permit", "get", "keep", "become", "seem", "stay", "remain", "try", "want", "need", "like", "let", "help",
+    "start", "stop", "begin", "continue", "manage", "suppose", "mean", "plan", "expect", "prefer", "tend", "grow",
+];
+
+/// The closed word classes of English beyond the shared stopwords and
+/// question filler (`analysis::is_stopword`): prepositions, conjunctions,
+/// determiners, pronouns, auxiliaries and modals. A closed class can be
+/// listed whole; every word of it is frame, never a topic.
+const CLOSED_CLASSES: &[&str] = &[
+    // prepositions
+    "above",
+    "across",
+    "after",
+    "against",
+    "along",
+    "amid",
+    "among",
+    "around",
+    "before",
+    "behind",
+    "below",
+    "beneath",
+    "beside",
+    "besides",
+    "beyond",
+    "despite",
+    "down",
+    "during",
+    "except",
+    "inside",
+    "near",
+    "off",
+    "onto",
+    "out",
+    "outside",
+    "over",
+    "past",
+    "per",
+    "since",
+    "through",
+    "throughout",
+    "till",
+    "toward",
+    "towards",
+    "under",
+    "underneath",
+    "unlike",
+    "until",
+    "up",
+    "upon",
+    "via",
+    "within",
+    "without",
+    // conjunctions and subordinators
+    "although",
+    "because",
+    "either",
+    "nor",
+    "though",
+    "unless",
+    "whereas",
+    "whether",
+    "yet",
+    "whenever",
+    "wherever",
+    "however",
+    // determiners and quantifiers
+    "both",
+    "few",
+    "fewer",
+    "less",
+    "more",
+    "most",
+    "neither",
+    "such",
+    "whose",
+    "whom",
+    "whatever",
+    "whichever",
+    "whoever",
+    "enough",
+    "every",
+    "either",
+    // pronouns
+    "he",
+    "him",
+    "his",
+    "she",
+    "her",
+    "hers",
+    "herself",
+    "himself",
+    "itself",
+    "mine",
+    "myself",
+    "ours",
+    "ourselves",
+    "theirs",
+    "themselves",
+    "us",
+    "yours",
+    "yourself",
+    "yourselves",
+    "anyone",
+    "anybody",
+    "everyone",
+    "everybody",
+    "everything",
+    "nobody",
+    "nothing",
+    "someone",
+    "somebody",
+    "oneself",
+    // auxiliaries and modals
+    "being",
+    "having",
+    "doing",
+    "may",
+    "might",
+    "must",
+    "shall",
+    "ought",
+    "cannot",
+    "here",
+];
+
+/// Forms of "be", before a progressive copula (`is getting`).
+const BE: &[&str] = &["am", "is", "are", "was", "were", "be", "been", "being", "'m", "'re", "'s"];
+
+/// Clitics of a contraction (`what's`, `I'm`, `we've`, `I'd`, `you'll`).
+const CLITICS: &[&str] = &["s", "m", "re", "ve", "d", "ll"];
+
+/// One word of the question as the frame sees it.
+#[derive(Debug, Clone)]
+pub struct FrameWord {
+    /// Lowercase, without surrounding punctuation or backticks.
+    pub lower: String,
+    /// Written with a capital (or inside code): a name, never frame.
+    pub name: bool,
+    /// Punctuation after it ends a clause.
+    pub ends_clause: bool,
+}
+
+/// Which of `words` belong to the frame (same length as `words`).
+pub fn frame(words: &[FrameWord], stemmer: &mut Stemmer) -> Vec<bool> {
+    let verbs: Vec<String> = FRAME_VERBS.iter().filter_map(|v| stemmer.stem(v)).collect();
+    let stem = |w: &str, stemmer: &mut Stemmer| stemmer.stem(w).unwrap_or_else(|| w.to_string());
+    let n = words.len();
+    let mut out = vec![false; n];
+    // A frame verb in a frame use, for its complement after it.
+    let mut frame_verb = vec![false; n];
+    for i in 0..n {
+        let w = &words[i];
+        if w.name || w.lower.is_empty() {
+            continue;
+        }
+        let lemma = stem(&w.lower, stemmer);
+        let next = words.get(i + 1).filter(|_| !w.ends_clause);
+        let prev = i.checked_sub(1).map(|p| &words[p]).filter(|p| !p.ends_clause);
+        if verbs.contains(&lemma) {
+            let takes_verb = next.is_some_and(|x| x.lower == "to" || (!x.name && is_ing(&x.lower, stemmer)));
+            let progressive = prev.is_some_and(|p| BE.contains(&p.lower.as_str()) || p.lower.ends_with("'s"))
+                && (is_ing(&w.lower, stemmer) || w.lower.ends_with("ed"));
+            if takes_verb || progressive {
+                out[i] = true;
+                frame_verb[i] = progressive;
+                continue;
+            }
+        }
+        if function_word(&w.lower, &lemma) {
+            out[i] = true;
+            continue;
+        }
+        // "how long", "how often", "how big": the answer's kind.
+        if prev.is_some_and(|p| p.lower == "how") {
+            out[i] = true;
+            continue;
+        }
+        // "gives me", "lets us": how the asker relates to the topic.
+        if next.is_some_and(|x| x.lower == "me" || x.lower == "us") {
+            out[i] = true;
+            continue;
+        }
+        // "is getting huge;": the state a progressive copula ends on.
+        if i > 0 && frame_verb[i - 1] && w.ends_clause {
+            out[i] = true;
+        }
+    }
+    out
+}
+
+/// A function word: one of the closed classes (or the question filler),
+/// in this form, as its stem (`doing`, `getting`), or contracted.
+fn function_word(lower: &str, lemma: &str) -> bool {
+    if is_stopword(lower)
+        || is_stopword(lemma)
+        || CLOSED_CLASSES.contains(&lower)
+        || lower.ends_with("n't")
+        || lower.ends_with("n’t")
+    {
+        return true;
+    }
+    let lower = lower.replace('’', "'");
+    match lower.split_once('\'') {
+        Some((base, clitic)) => CLITICS.contains(&clitic) && !base.is_empty() && is_stopword(base),
+        None => false,
+    }
+}
+
+/// A verb's `-ing` form (`getting`, `using`), not a word that merely ends
+/// so (`string`, `thing`): the stemmer takes the ending off.
+fn is_ing(lower: &str, stemmer: &mut Stemmer) -> bool {
+    lower.len() > 4
+        && lower.ends_with("ing")
+        && lower.chars().all(|c| c.is_ascii_lowercase())
+        && stemmer.stem(lower).is_some_and(|s| !s.ends_with("ing"))
+}
+
+/// Whether a word as written is a name rather than a frame candidate:
+/// capitalised after the sentence's first word, or code.
+pub fn is_name(bare: &str, position: usize, code: bool) -> bool {
+    // "I" is written capitalised, contracted too ("I'm", "I've").
+    let asker = bare.starts_with("I'") || bare.starts_with("I’");
+    code || (!asker && is_identifier(bare, position))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn framed(q: &str) -> Vec<String> {
+        let mut st = Stemmer::default();
+        let raw: Vec<&str> = q.split_whitespace().collect();
+        let words: Vec<FrameWord> = raw
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let bare = r.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’');
+                FrameWord {
+                    lower: bare.to_lowercase(),
+                    name: is_name(bare, i, false),
+                    ends_clause: r.ends_with([',', ';', ':', '.', '?', '!']),
+                }
+            })
+            .collect();
+        let marks = frame(&words, &mut st);
+        raw.iter().zip(marks).filter(|(_, m)| *m).map(|(r, _)| r.to_string()).collect()
+    }
+
+    #[test]
+    fn the_frame_is_found_by_class_and_place() {
+        let f = framed("When am I allowed to water during a drought?");
+        assert!(f.contains(&"allowed".into()) && f.contains(&"during".into()), "{f:?}");
+        assert!(!f.contains(&"water".into()) && !f.contains(&"drought?".into()), "{f:?}");
+        let f = framed("How long does the buddy program last?");
+        assert!(f.contains(&"long".into()) && !f.contains(&"buddy".into()), "{f:?}");
+        let f = framed("What's the difference, and I'm trying to read a file.");
+        assert!(f.contains(&"What's".into()) && f.contains(&"I'm".into()) && f.contains(&"trying".into()), "{f:?}");
+        assert!(!f.contains(&"read".into()) && !f.contains(&"file.".into()), "{f:?}");
+        let f = framed("My main.rs is getting huge; how do I move a module?");
+        assert!(f.contains(&"getting".into()) && f.contains(&"huge;".into()), "{f:?}");
+        assert!(!f.contains(&"move".into()) && !f.contains(&"module?".into()), "{f:?}");
+        let f = framed("Which collection gives me the smallest item without doing a lookup?");
+        assert!(f.contains(&"gives".into()) && f.contains(&"doing".into()), "{f:?}");
+        assert!(!f.contains(&"collection".into()) && !f.contains(&"smallest".into()), "{f:?}");
+    }
+
+    #[test]
+    fn a_frame_verb_with_an_object_or_a_name_is_a_topic() {
+        // "stop" with an object, "keep getting" + a noun, a capitalised `Get`.
+        let f = framed("How do I stop a thread, and why do I keep getting errors?");
+        assert!(!f.contains(&"stop".into()) && !f.contains(&"errors?".into()), "{f:?}");
+        assert!(f.contains(&"keep".into()), "{f:?}");
+        assert!(framed("Is Rust's Get trait like Index?").iter().all(|w| w != "Get"));
+        // Not a question word's degree: "How" opening a title-like phrase with a name.
+        assert!(!framed("How Rust handles errors").contains(&"Rust".into()));
+    }
+}
