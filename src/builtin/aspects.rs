@@ -38,9 +38,6 @@ impl Aspect {
     }
 }
 
-/// Labels of related aspects start with this.
-pub const RELATED: &str = "related: ";
-
 /// A question word with where it stands.
 struct Word {
     surface: String,
@@ -337,10 +334,10 @@ fn comparison(question: &str, aspects: &[Aspect]) -> Option<Aspect> {
     })
 }
 
-/// A related aspect named by an earlier critique (`related: dynamic dispatch`).
-pub fn from_related_label(label: &str, stemmer: &mut Stemmer, weights: &Weights) -> Option<Aspect> {
-    let words = label.strip_prefix(RELATED)?;
-    let stems: Vec<String> = stemmer.words(words, true).into_iter().map(|(s, _)| s).collect();
+/// A related concept an earlier critique or query named (its kind
+/// `AspectKind::Related`): searched and pointed to, never required.
+pub fn related_aspect(label: &str, stemmer: &mut Stemmer, weights: &Weights) -> Option<Aspect> {
+    let stems: Vec<String> = stemmer.words(label, true).into_iter().map(|(s, _)| s).collect();
     let weight = stems.iter().map(|s| weights.of(s)).fold(0.0, f64::max);
     (!stems.is_empty()).then(|| Aspect {
         label: label.to_string(),

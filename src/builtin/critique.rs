@@ -7,7 +7,7 @@ use std::collections::{BTreeSet, HashMap};
 use super::Src;
 use super::analysis::Stemmer;
 use super::answer::{self, Judgement};
-use super::aspects::{Aspect, RELATED, coverage};
+use super::aspects::{Aspect, coverage};
 use super::rarity::Weights;
 use super::score::{Support, sentence_support};
 use crate::engine::model::{Claim, Contradiction, Critique, Draft, Issue, Severity, SourceId, Verdict};
@@ -71,11 +71,13 @@ pub fn critique(
         .collect();
     let top_weight = aspects.iter().map(|a| a.weight).fold(0.0, f64::max);
     let opening = normalize_for_match(answer::first_paragraph(&draft.markdown));
-    for a in aspects {
+    // A related concept is a pointer (the draft's See also), not something
+    // asked: it is neither required nor a gap, and missing it is no issue
+    // to fix or learn from.
+    for a in aspects.iter().filter(|a| !a.related) {
         // Sources whose quoted sentences support the aspect fully, or in part.
         let mut full: BTreeSet<SourceId> = BTreeSet::new();
         let mut partial: BTreeSet<SourceId> = BTreeSet::new();
-        let mut mentions: BTreeSet<SourceId> = BTreeSet::new();
         for (claim, places, stems) in &verified_claims {
             for (si, sentence) in places {
                 let support = match sentence {
@@ -86,9 +88,6 @@ pub fn critique(
                     }
                 };
                 let id = sources[*si].doc.meta.id;
-                if support.literal >= 1.0 - 1e-9 {
-                    mentions.insert(id);
-                }
                 if support.full(a) && in_context(a, aspects, claim, *si, *sentence, stems, &opening, sources, w) {
                     full.insert(id);
                 } else if support.on() || claim.aspect.as_deref() == Some(a.label.as_str()) {
@@ -96,29 +95,17 @@ pub fn critique(
                 }
             }
         }
-        // A related concept several sources state in so many words is
-        // covered even without a section of its own.
-        if a.related && full.is_empty() && mentions.len() >= 2 {
-            full = mentions;
-        }
         match full.len() {
-            // A related concept is a pointer (the draft's See also), not
-            // something asked: missing it is no issue to fix or learn from.
-            0 if a.related => gaps.push(a.label.clone()),
             0 => {
                 gaps.push(a.label.clone());
-                let severity = if a.weight >= top_weight && !a.related { Severity::High } else { Severity::Medium };
-                let description = if a.related {
-                    let name = a.label.trim_start_matches(RELATED);
-                    format!("The sources pair the question with “{name}”, but no section found explains it.")
-                } else if partial.is_empty() {
+                let severity = if a.weight >= top_weight { Severity::High } else { Severity::Medium };
+                let description = if partial.is_empty() {
                     format!("No source found supports “{}”.", a.label)
                 } else {
                     format!("“{}” is only touched on: no sentence found holds all of it.", a.label)
                 };
                 issues.push(Issue { severity, description, aspect: Some(a.label.clone()) });
             }
-            1 if a.related => addressed.push(a.label.clone()),
             1 => {
                 addressed.push(a.label.clone());
                 weak.push(a.label.clone());
@@ -156,7 +143,7 @@ pub fn critique(
             aspect: None,
         });
     }
-    let asked_gaps = aspects.iter().filter(|a| !a.related && gaps.contains(&a.label)).count();
+    let asked_gaps = gaps.len();
     let asked = aspects.iter().filter(|a| !a.related).count();
     let verdict = if draft.claims.is_empty() || asked_gaps * 2 > asked || unverified > 0 {
         Verdict::Reject
@@ -168,10 +155,11 @@ pub fn critique(
     Critique {
         verdict,
         issues,
-        aspects_required: aspects.iter().map(|a| a.label.clone()).collect(),
+        aspects_required: aspects.iter().filter(|a| !a.related).map(|a| a.label.clone()).collect(),
         aspects_addressed: addressed,
         weak_aspects: weak,
         gaps,
+        related_aspects: aspects.iter().filter(|a| a.related).map(|a| a.label.clone()).collect(),
         contradictions,
         needs_clarification: None,
         dimensions: None,

@@ -220,7 +220,7 @@ fn render(
     // sentence joins the asked aspect it speaks of, never a section of its own.
     for ai in (0..aspects.len()).filter(|&k| aspects[k].related) {
         let Some(&i) = sections[ai].first() else { continue };
-        let name = heading_label(aspects[ai].label.trim_start_matches(super::aspects::RELATED));
+        let name = heading_label(&aspects[ai].label);
         let title = crate::text::sanitize_inline(&sources[cands[i].source].doc.meta.title);
         see_also.push(format!("{name} (“{}”)", title.trim()));
         let host = (0..aspects.len())

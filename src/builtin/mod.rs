@@ -122,8 +122,8 @@ impl BuiltinReasoner {
         asked
     }
 
-    /// The question's aspects plus the related ones an earlier critique
-    /// named (labels starting `related: `).
+    /// The question's aspects plus the related concepts an earlier
+    /// critique or the queries named (`AspectKind::Related`).
     fn with_related(
         &self,
         mut asked: Vec<Aspect>,
@@ -135,7 +135,7 @@ impl BuiltinReasoner {
             if asked.iter().any(|a| &a.label == label) {
                 continue;
             }
-            if let Some(a) = aspects::from_related_label(label, stemmer, weights) {
+            if let Some(a) = aspects::related_aspect(label, stemmer, weights) {
                 asked.push(a);
             }
         }
@@ -252,12 +252,8 @@ impl Reasoner for BuiltinReasoner {
         if aspects.is_empty() {
             return Err(ReasonerError::Failed("the question has no content words to search for".into()));
         }
-        let named: Vec<String> = ctx
-            .prior
-            .as_ref()
-            .and_then(|p| p.critique.as_ref())
-            .map(|c| c.aspects_required.clone())
-            .unwrap_or_default();
+        let named: Vec<String> =
+            ctx.prior.as_ref().and_then(|p| p.critique.as_ref()).map(|c| c.related_aspects.clone()).unwrap_or_default();
         let aspects = self.with_related(aspects, &named, &weights, &mut stemmer);
         let out = match ctx.strategy {
             None => plan::first_plan(&ctx, &aspects, &weights, &mut stemmer, &self.corpus_note()),
@@ -320,7 +316,7 @@ impl Reasoner for BuiltinReasoner {
         let sources = in_chosen_sense(self.analyzed(&ctx.sources, &mut stemmer), &chosen);
         let weights = self.weights(&sources);
         let aspects = self.aspects(&ctx.question, &weights, &mut stemmer);
-        let named: Vec<String> = ctx.previous_critique.as_ref().map(|c| c.aspects_required.clone()).unwrap_or_default();
+        let named: Vec<String> = ctx.previous_critique.as_ref().map(|c| c.related_aspects.clone()).unwrap_or_default();
         let aspects = still_related(self.with_related(aspects, &named, &weights, &mut stemmer), &sources);
         let cstems = constraint_stems(&ctx.constraints, &ctx.question, &mut stemmer);
         Ok(Reply::free(draft::draft(&sources, &aspects, &ctx.question, &weights, &cstems, &self.cfg)))
@@ -338,7 +334,7 @@ impl Reasoner for BuiltinReasoner {
             let found = related::discover(&asked, &sources, &weights, &mut stemmer, self.cfg.related_aspects);
             asked.into_iter().chain(found).collect()
         } else {
-            still_related(self.with_related(asked, &ctx.planned_aspects, &weights, &mut stemmer), &sources)
+            still_related(self.with_related(asked, &ctx.related_aspects, &weights, &mut stemmer), &sources)
         };
         let mut c = critique::critique(&ctx.draft, &aspects, &sources, &weights, &mut stemmer);
         critique::judge_answer(&mut c, answer::judge(&ctx.draft, &aspects, &sources, &weights));

@@ -9,10 +9,10 @@ use std::collections::{HashMap, HashSet};
 
 use super::Src;
 use super::analysis::{Stemmer, is_stopword};
-use super::aspects::{Aspect, RELATED};
+use super::aspects::Aspect;
 use super::rarity::Weights;
 use crate::engine::imported::is_imported_constraint;
-use crate::engine::model::{PlannedQuery, Reflection, Strategy};
+use crate::engine::model::{AspectKind, PlannedQuery, Reflection, Strategy};
 use crate::engine::reasoner::{PlanContext, PlanOutput};
 use crate::text::normalize_for_match;
 
@@ -34,10 +34,10 @@ impl Queries {
         if self.out.len() >= self.max {
             return;
         }
-        // "vs" joins a comparison's label and "related:" marks a related
-        // aspect's: neither is a search term. A word is searched once.
+        // "vs" joins a comparison's label: it is no search term. A word is
+        // searched once.
         let mut words: Vec<&str> = Vec::new();
-        for w in text.split_whitespace().filter(|w| *w != "vs" && *w != RELATED.trim()) {
+        for w in text.split_whitespace().filter(|w| *w != "vs") {
             if !words.iter().any(|x| x.eq_ignore_ascii_case(w)) {
                 words.push(w);
             }
@@ -51,6 +51,9 @@ impl Queries {
         }
         let mut q = PlannedQuery::new(text, intent);
         q.aspect = aspect.map(|a| a.label.clone());
+        if aspect.is_some_and(|a| a.related) {
+            q.aspect_kind = AspectKind::Related;
+        }
         self.out.push(q);
     }
 

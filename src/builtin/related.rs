@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::Src;
 use super::analysis::{Stemmer, is_stopword};
-use super::aspects::{Aspect, RELATED, coverage};
+use super::aspects::{Aspect, coverage};
 use super::rarity::Weights;
 
 /// Sources and sentences looked at: the most relevant ones.
@@ -92,7 +92,7 @@ pub fn discover(
             let (label, stems) = phrase(stem, &supporting, sources, stemmer, &asked);
             let weight = 0.7 * stems.iter().map(|s| w.of(s)).fold(0.0, f64::max);
             Aspect {
-                label: format!("{RELATED}{label}"),
+                label,
                 key: stems.clone(),
                 stems,
                 weight,

@@ -56,6 +56,7 @@ fn prior(gaps: &[&str], weak: &[&str]) -> PriorIteration {
         aspects_addressed: labels.iter().filter(|l| !gaps.contains(l)).map(|l| l.to_string()).collect(),
         weak_aspects: owned(weak),
         gaps: owned(gaps),
+        related_aspects: Vec::new(),
         contradictions: Vec::new(),
         needs_clarification: None,
         dimensions: None,

@@ -143,14 +143,19 @@ fn registry_page(id: u32, claim: &str) -> SourceDoc {
 /// The critique of a draft quoting `quotes` (source id, sentence) from
 /// `sources`, past the first iteration (no related aspects, no ASK).
 async fn critique(sources: Vec<SourceDoc>, quotes: &[(u32, &str)]) -> Critique {
+    critique_in(2, sources, quotes).await
+}
+
+async fn critique_in(iteration: u32, sources: Vec<SourceDoc>, quotes: &[(u32, &str)]) -> Critique {
     let draft = Draft { markdown: String::new(), claims: quotes.iter().map(|(id, q)| claim(*id, q)).collect() };
     let ctx = CritiqueContext {
         question: SAFE_QUESTION.into(),
         constraints: Vec::new(),
-        iteration: 2,
+        iteration,
         draft,
         sources,
         planned_aspects: Vec::new(),
+        related_aspects: Vec::new(),
         answered_asks: Vec::new(),
     };
     reasoner().critique(ctx).await.unwrap().value
@@ -254,4 +259,38 @@ async fn a_page_holding_a_question_word_only_inside_an_identifier_is_not_kept_on
     assert!(verdict(&v, 2).kept, "{v:?}");
     assert!(!verdict(&v, 1).kept, "{v:?}");
     assert!(verdict(&v, 1).relevance < verdict(&v, 2).relevance / 2.0, "{v:?}");
+}
+
+/// Related concepts are pointers, of their own kind: never among the
+/// aspects required, addressed or missing (so never in coverage, a caveat
+/// or an issue), and named without any internal prefix.
+#[tokio::test]
+async fn related_concepts_are_pointers_never_aspects_to_cover() {
+    let sources = vec![registry_page(1, SAYS_SAFE), registry_page(2, SAYS_SAFE), registry_page(3, SAYS_SAFE)];
+    let c = critique_in(1, sources, &[(1, SAYS_SAFE)]).await;
+    assert!(!c.related_aspects.is_empty(), "the sources pair the question with a concept: {c:?}");
+    for r in &c.related_aspects {
+        assert!(!r.contains(':'), "a label, not an internal marker: {r}");
+        for list in [&c.aspects_required, &c.aspects_addressed, &c.weak_aspects, &c.gaps] {
+            assert!(!list.contains(r), "{r} is a pointer, not an aspect to cover: {c:?}");
+        }
+        assert!(c.issues.iter().all(|i| i.aspect.as_deref() != Some(r.as_str())), "{:?}", c.issues);
+    }
+    assert!(c.aspects_required.iter().all(|a| !a.starts_with("related")), "{:?}", c.aspects_required);
+    // Past the first iteration the queries carry them, by kind.
+    let sources = vec![registry_page(1, SAYS_SAFE), registry_page(2, SAYS_SAFE), registry_page(3, SAYS_SAFE)];
+    let draft = Draft { markdown: String::new(), claims: vec![claim(1, SAYS_SAFE)] };
+    let ctx = CritiqueContext {
+        question: SAFE_QUESTION.into(),
+        constraints: Vec::new(),
+        iteration: 2,
+        draft,
+        sources,
+        planned_aspects: Vec::new(),
+        related_aspects: c.related_aspects.clone(),
+        answered_asks: Vec::new(),
+    };
+    let later = reasoner().critique(ctx).await.unwrap().value;
+    assert_eq!(later.related_aspects, c.related_aspects);
+    assert_eq!(later.aspects_required, c.aspects_required);
 }

@@ -62,6 +62,7 @@ mod tests {
             aspects_addressed: vec![],
             weak_aspects: vec![],
             gaps: vec![],
+            related_aspects: vec![],
             contradictions: vec![],
             needs_clarification: None,
             dimensions: None,

@@ -297,6 +297,7 @@ mod tests {
             aspects_addressed: addressed.iter().map(|s| s.to_string()).collect(),
             weak_aspects: vec![],
             gaps: vec![],
+            related_aspects: vec![],
             contradictions: vec![],
             needs_clarification: None,
             dimensions: None,

@@ -84,6 +84,7 @@ pub fn critique(question: &str, draft: &Draft) -> Critique {
         aspects_addressed: addressed,
         weak_aspects: Vec::new(),
         gaps,
+        related_aspects: Vec::new(),
         contradictions: Vec::new(),
         needs_clarification: None,
         dimensions: None,

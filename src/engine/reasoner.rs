@@ -129,6 +129,9 @@ pub struct CritiqueContext {
     pub sources: Vec<SourceDoc>,
     /// The aspects the plan set out to cover, when the planner named them.
     pub planned_aspects: Vec<String>,
+    /// The related concepts queries searched for (`AspectKind::Related`):
+    /// pointers, not aspects to cover.
+    pub related_aspects: Vec<String>,
     /// Asks already answered: a critic should not ask the same thing again.
     pub answered_asks: Vec<String>,
 }

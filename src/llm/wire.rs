@@ -116,6 +116,7 @@ impl PlanWire {
                     intent: q.intent,
                     exclude: q.exclude,
                     aspect: Some(q.aspect).filter(|a| !a.trim().is_empty()),
+                    aspect_kind: crate::engine::model::AspectKind::Asked,
                 },
             })
             .filter(|q| !q.text.trim().is_empty())
@@ -395,6 +396,7 @@ impl CritiqueWire {
             aspects_addressed: addressed,
             weak_aspects: self.weak_aspects,
             gaps: self.gaps,
+            related_aspects: Vec::new(),
             contradictions,
             // Clarify only on a signal: a question with its readings named.
             needs_clarification: self

@@ -306,6 +306,7 @@ impl Reasoner for ScriptedReasoner {
             aspects_addressed: addressed,
             weak_aspects: vec![],
             gaps,
+            related_aspects: Vec::new(),
             contradictions: vec![],
             needs_clarification: (turn.clarify && ctx.answered_asks.is_empty()).then(|| Clarification {
                 question: "Which widget do you mean?".into(),

@@ -74,6 +74,11 @@ pub struct Critique {
     pub weak_aspects: Vec<String>,
     #[serde(default, deserialize_with = "lenient::string_list")]
     pub gaps: Vec<String>,
+    /// Concepts the sources pair with the question that it does not ask
+    /// (`AspectKind::Related`): pointers for a "See also", never among the
+    /// aspects required, addressed or the gaps, so never in coverage.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub related_aspects: Vec<String>,
     #[serde(default)]
     pub contradictions: Vec<Contradiction>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

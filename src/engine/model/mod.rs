@@ -25,7 +25,7 @@ pub use evaluation::{
     CalibratedConfidence, CalibrationTerm, ConfidenceCalibration, ConfidenceComponents, ConfidenceWeights,
     DimensionScores, DimensionWeights, Evaluation,
 };
-pub use query::{PlannedQuery, Reflection};
+pub use query::{AspectKind, PlannedQuery, Reflection};
 pub use reasons::{Degradation, Phase, legacy_strict_reason};
 pub use recheck::{ClaimStatus, PageStatus, Recheck, RecheckedClaim, RecheckedSource};
 pub use report::{AnswerStatus, Outcome, Report, StopReason, UnsupportedClaim, Verification};

@@ -14,11 +14,38 @@ pub struct PlannedQuery {
     /// The aspect of the question this query serves, when the planner knows it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aspect: Option<String>,
+    /// Whether that aspect is asked or only related to the question.
+    #[serde(default, skip_serializing_if = "AspectKind::is_asked")]
+    pub aspect_kind: AspectKind,
 }
 
 impl PlannedQuery {
     pub fn new(text: impl Into<String>, intent: impl Into<String>) -> Self {
-        Self { text: text.into(), intent: intent.into(), exclude: Vec::new(), aspect: None }
+        Self {
+            text: text.into(),
+            intent: intent.into(),
+            exclude: Vec::new(),
+            aspect: None,
+            aspect_kind: AspectKind::Asked,
+        }
+    }
+}
+
+/// What an aspect is to the question.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AspectKind {
+    /// The question asks it: a complete answer must cover it.
+    #[default]
+    Asked,
+    /// A concept the sources pair with the question that it does not ask:
+    /// a pointer (the draft's "See also"), never required, never a gap.
+    Related,
+}
+
+impl AspectKind {
+    pub fn is_asked(&self) -> bool {
+        *self == AspectKind::Asked
     }
 }
 

@@ -1,7 +1,7 @@
 //! DRAFT and CRITIQUE.
 
 use crate::engine::fallback;
-use crate::engine::model::{Draft, Role};
+use crate::engine::model::{AspectKind, Draft, Role};
 use crate::engine::monitor::{TierText, compare_tiers};
 use crate::engine::protocol::Event;
 use crate::engine::reasoner::{CritiqueContext, DraftContext};
@@ -43,9 +43,9 @@ impl Engine {
 
     pub(crate) async fn critique_phase(&mut self, n: u32) -> Result<(), EngineError> {
         let draft: Draft = self.state.iteration_record(n).and_then(|it| it.draft.clone()).unwrap_or_default();
-        let planned_aspects: Vec<String> = {
+        let planned = |kind: AspectKind| -> Vec<String> {
             let mut v: Vec<String> = Vec::new();
-            for q in self.state.iterations.iter().flat_map(|it| &it.queries) {
+            for q in self.state.iterations.iter().flat_map(|it| &it.queries).filter(|q| q.query.aspect_kind == kind) {
                 if let Some(a) = &q.query.aspect
                     && !v.contains(a)
                 {
@@ -54,6 +54,7 @@ impl Engine {
             }
             v
         };
+        let (planned_aspects, related_aspects) = (planned(AspectKind::Asked), planned(AspectKind::Related));
         let answered_asks =
             self.state.asks.iter().filter(|a| a.answer.is_some()).map(|a| a.clarification.question.clone()).collect();
         let ctx = CritiqueContext {
@@ -63,6 +64,7 @@ impl Engine {
             draft: draft.clone(),
             sources: self.usable_docs(),
             planned_aspects,
+            related_aspects,
             answered_asks,
         };
         let Some(reply) =

@@ -46,6 +46,7 @@ pub(super) fn critique(k: u32, ask: bool) -> Critique {
         aspects_addressed: addressed.clone(),
         weak_aspects: vec![],
         gaps: required.iter().skip(addressed.len()).cloned().collect(),
+        related_aspects: vec![],
         contradictions: vec![],
         needs_clarification: ask.then(clarification),
         dimensions: None,
