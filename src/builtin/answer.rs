@@ -146,6 +146,34 @@ pub fn first_paragraph(markdown: &str) -> &str {
     markdown.split("\n\n").map(str::trim).find(|b| !b.is_empty() && !b.starts_with('#')).unwrap_or_default()
 }
 
+/// The direct answer as text to find claims in: its first paragraph
+/// without the citation markers between sentences (a claim of two
+/// sentences is drafted as "One. [1] Two. [1]"), normalized.
+pub fn opening_for_match(markdown: &str) -> String {
+    let text = first_paragraph(markdown);
+    let mut out = String::with_capacity(text.len());
+    let mut in_code = false;
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if c == '`' {
+            in_code = !in_code;
+        }
+        if c == '[' && !in_code && out.ends_with(char::is_whitespace) {
+            let inner = rest[1..].split(']').next().unwrap_or_default();
+            let marker = rest[1..].contains(']')
+                && !inner.is_empty()
+                && inner.chars().all(|c| c.is_ascii_digit() || c == ',' || c == ' ');
+            if marker {
+                rest = &rest[inner.len() + 2..];
+                continue;
+            }
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    normalize_for_match(&out)
+}
+
 /// The sentences (source, sentence) a claim quotes: those whose text lies
 /// inside one of its quotes.
 fn quoted_sentences(claim: &Claim, sources: &[Src<'_>]) -> Vec<(usize, usize)> {
@@ -172,7 +200,7 @@ fn quoted_sentences(claim: &Claim, sources: &[Src<'_>]) -> Vec<(usize, usize)> {
 /// (their sources' review relevance). `unanswered` when no passage of any
 /// kept source holds enough of the question to answer it.
 pub fn judge(draft: &Draft, aspects: &[Aspect], sources: &[Src<'_>], w: &Weights) -> Judgement {
-    let opening = normalize_for_match(first_paragraph(&draft.markdown));
+    let opening = opening_for_match(&draft.markdown);
     let lead_claims: Vec<&Claim> = draft
         .claims
         .iter()
@@ -223,5 +251,35 @@ mod tests {
         // comparing sentence alone.
         let alone = joint_coverage(&srcs, &asp, &w, &[(0, top.first)]);
         assert!((alone - top.joint).abs() < 1e-9);
+    }
+
+    /// A claim of two sentences is drafted with a marker after each: the
+    /// opening still holds it, so its sentences are judged as the answer.
+    #[test]
+    fn a_claim_of_two_sentences_in_the_opening_is_judged_as_the_answer() {
+        let text = "# Travel expenses\n\nMeals during business travel are reimbursed up to forty euros a day. \
+                    Alcohol is never reimbursed. Taxis are reimbursed when no public transport runs.\n";
+        let docs = [doc(1, "Travel expenses", text)];
+        let mut st = Stemmer::default();
+        let srcs: Vec<Src<'_>> =
+            docs.iter().map(|d| Src { doc: d, an: Arc::new(analyze(&d.meta.title, &d.text, &mut st)) }).collect();
+        let an: Vec<&crate::builtin::analysis::AnalyzedDoc> = srcs.iter().map(|s| s.an.as_ref()).collect();
+        let w = Weights::new(None, 0.0, &an);
+        let asp = aspects("Is alcohol reimbursed on business trips?", &mut st, &w, 5);
+        let quote = "Meals during business travel are reimbursed up to forty euros a day. Alcohol is never reimbursed.";
+        let claim = Claim {
+            text: quote.into(),
+            citations: vec![crate::engine::model::Citation {
+                source: crate::engine::model::SourceId(1),
+                quote: quote.into(),
+            }],
+            aspect: None,
+        };
+        let markdown = "*Travel expenses:* Meals during business travel are reimbursed up to forty euros a day. [1] \
+                        Alcohol is never reimbursed. [1]\n";
+        let draft = Draft { markdown: markdown.into(), claims: vec![claim] };
+        let j = judge(&draft, &asp, &srcs, &w);
+        assert!(j.lead > 0.5 && j.relevance > 0.5, "{j:?}");
+        assert_eq!(opening_for_match("See `v[0]` here. [2, 3] Next."), "see `v[0]` here. next.");
     }
 }

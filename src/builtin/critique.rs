@@ -70,7 +70,7 @@ pub fn critique(
         .map(|c| (c, locate(c, sources), stemmer.stems(&c.text)))
         .collect();
     let top_weight = aspects.iter().map(|a| a.weight).fold(0.0, f64::max);
-    let opening = normalize_for_match(answer::first_paragraph(&draft.markdown));
+    let opening = answer::opening_for_match(&draft.markdown);
     // A related concept is a pointer (the draft's See also), not something
     // asked: it is neither required nor a gap, and missing it is no issue
     // to fix or learn from.
