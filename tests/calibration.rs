@@ -48,6 +48,7 @@ fn settings(m: &Model, names: &[String]) -> CalibrationSettings {
         intercept: m.intercept,
         coefficients: names.iter().cloned().zip(m.coefficients.iter().copied()).collect(),
         fitted_on: "a test".into(),
+        applies_to: Default::default(),
     }
 }
 

@@ -20,6 +20,7 @@ pub use providers::{Chains, Providers};
 use crate::builtin::{BuiltinReasoner, Rarity};
 use crate::config::{Config, ReasonerKind, ResearchConfig};
 use crate::engine::EngineParts;
+use crate::engine::calibration::CalibrationScope;
 use crate::engine::memory::MemoryStore;
 use crate::engine::ports::EventSink;
 use crate::engine::reasoner::Reasoner;
@@ -291,8 +292,8 @@ fn settings_from(config: &Config, snapshot: serde_json::Value, redactor: Redacto
     s.step_mode = config.research.step_mode;
     s.decide = config.decide.clone();
     s.evaluate = config.evaluate.clone();
-    if config.research.reasoner == ReasonerKind::Llm {
-        uncalibrated_for_a_model(&mut s);
+    if !calibration_holds(config) {
+        uncalibrated(&mut s);
     }
     s.refine = config.refine.clone();
     s.review = config.review.clone();
@@ -305,12 +306,30 @@ fn settings_from(config: &Config, snapshot: serde_json::Value, redactor: Redacto
     s
 }
 
-/// The calibrated confidence was fitted on the built-in reasoner's
-/// sessions: a model's drafts give other features (its confidence there
-/// sat near 0.02 whatever the answer, so every session ran to its last
-/// iteration). With a model, confidence stays the components' weighted
-/// average with its own threshold, 0.85, unless the user set another.
-fn uncalibrated_for_a_model(s: &mut EngineSettings) {
+/// Whether the fitted mapping holds for sessions under `config`. It was
+/// fitted on the built-in reasoner's sessions on the default local corpus:
+/// a model's drafts give other features (its confidence there sat near
+/// 0.02 whatever the answer, so every session ran to its last iteration),
+/// and so does another corpus (a correct one-file answer in a folder of
+/// ten notes read 0.07: no name agreed on by several pages, relevance
+/// judged among a handful of passages). `applies_to = "any_corpus"` is
+/// for a mapping refitted on one's own corpus.
+fn calibration_holds(config: &Config) -> bool {
+    if config.research.reasoner == ReasonerKind::Llm {
+        return false;
+    }
+    match config.evaluate.calibration.applies_to {
+        CalibrationScope::AnyCorpus => true,
+        CalibrationScope::FittedCorpus => {
+            config.local.corpus.is_none() && config.search.chains.iter().flatten().all(|p| p == "local")
+        }
+    }
+}
+
+/// Where the mapping does not hold, confidence stays the components'
+/// weighted average with its own threshold, 0.85, unless the user set
+/// another.
+fn uncalibrated(s: &mut EngineSettings) {
     s.evaluate.calibration.enabled = false;
     let default = crate::engine::settings::DecideSettings::default().confidence_threshold;
     if s.decide.confidence_threshold == default {

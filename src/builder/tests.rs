@@ -124,3 +124,24 @@ fn with_a_model_confidence_is_the_weighted_average_and_its_threshold() {
     let chosen = settings_from(&config, serde_json::Value::Null, Redactor::default(), "c");
     assert_eq!(chosen.decide.confidence_threshold, 0.7, "a threshold the user set is kept");
 }
+
+#[test]
+fn the_calibrated_confidence_holds_only_on_the_corpus_it_was_fitted_on() {
+    let settings = |c: &Config| settings_from(c, serde_json::Value::Null, Redactor::default(), "a");
+    let default = Config::default();
+    assert!(settings(&default).evaluate.calibration.enabled, "the default corpus: the fit's own");
+    // A folder of one's own, or another provider: the weighted average and its threshold.
+    let mut folder = Config::default();
+    folder.local.corpus = Some("/tmp/notes".into());
+    let mut cluster = Config::default();
+    cluster.search.chains = vec![vec!["opensearch".into()]];
+    for other in [&folder, &cluster] {
+        let s = settings(other);
+        assert!(!s.evaluate.calibration.enabled);
+        assert_eq!(s.decide.confidence_threshold, UNCALIBRATED_THRESHOLD);
+    }
+    // A mapping refitted on one's own corpus says so.
+    folder.evaluate.calibration.applies_to = crate::engine::calibration::CalibrationScope::AnyCorpus;
+    assert!(settings(&folder).evaluate.calibration.enabled);
+    assert_eq!(settings(&folder).decide.confidence_threshold, 0.5);
+}

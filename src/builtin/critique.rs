@@ -33,8 +33,8 @@ fn verified(claim: &Claim, sources: &[Src<'_>]) -> bool {
 /// A claim whose quote checked out, where its quotes sit, and its stems.
 type VerifiedClaim<'c> = (&'c Claim, Vec<(usize, Option<usize>)>, Vec<String>);
 
-/// Where a claim's quote sits: the source and, when the quote is one of
-/// its sentences, that sentence.
+/// Where a claim's quote sits: the source and, when the quote is made of
+/// its sentences (one, or several in a row: "One. Two."), each of them.
 fn locate(claim: &Claim, sources: &[Src<'_>]) -> Vec<(usize, Option<usize>)> {
     let mut out = Vec::new();
     for c in &claim.citations {
@@ -42,12 +42,19 @@ fn locate(claim: &Claim, sources: &[Src<'_>]) -> Vec<(usize, Option<usize>)> {
         let src = &sources[si];
         let quote = normalize_for_match(&c.quote);
         let words = c.quote.split_whitespace().count();
-        let sentence = src
-            .an
-            .sentences
-            .iter()
-            .position(|s| s.words == words && normalize_for_match(&src.doc.text[s.start..s.end]) == quote);
-        out.push((si, sentence));
+        let sentences: Vec<usize> = (0..src.an.sentences.len())
+            .filter(|&i| {
+                let s = &src.an.sentences[i];
+                let said = normalize_for_match(&src.doc.text[s.start..s.end]);
+                !said.is_empty() && s.words <= words && quote.contains(&said)
+            })
+            .collect();
+        let whole = sentences.iter().map(|&i| src.an.sentences[i].words).sum::<usize>() == words;
+        if whole && !sentences.is_empty() {
+            out.extend(sentences.into_iter().map(|i| (si, Some(i))));
+        } else {
+            out.push((si, None));
+        }
     }
     out
 }

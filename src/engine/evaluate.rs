@@ -88,8 +88,12 @@ pub fn evaluate(input: &EvaluateInput<'_>, s: &EvaluateSettings) -> Evaluation {
 
     let qualities: Vec<f64> = input.cited.iter().map(|c| source_quality(c, s)).collect();
     let mut source_quality = mean(&qualities);
-    if s.min_sources_for_confidence > 0 && input.cited.len() < s.min_sources_for_confidence {
-        source_quality *= input.cited.len() as f64 / s.min_sources_for_confidence as f64;
+    // Corroboration asked of the answer: up to `min_sources_for_confidence`
+    // sources, but never more than the session found worth keeping.
+    let kept = input.all_sources.iter().filter(|e| e.kept()).count().max(input.cited.len());
+    let wanted = s.min_sources_for_confidence.min(kept);
+    if wanted > 0 && input.cited.len() < wanted {
+        source_quality *= input.cited.len() as f64 / wanted as f64;
     }
     let contradictions = critique.map_or(0, |c| c.contradictions.len());
     let consistency = if claims == 0 || judged.is_none() {
@@ -319,6 +323,11 @@ mod tests {
         }
     }
 
+    /// `n` sources the session kept.
+    fn kept_sources(n: u32) -> Vec<SourceEntry> {
+        (1..=n).map(|i| SourceEntry { meta: meta(i, Some(1), None), verdict: Some(verdict(i, 0.9)), duplicates: vec![] }).collect()
+    }
+
     fn verdict(id: u32, relevance: f32) -> SourceVerdict {
         SourceVerdict { id: SourceId(id), kept: true, reason: None, relevance, signals: vec![] }
     }
@@ -479,6 +488,8 @@ mod tests {
         let (d, c) = (draft(1), critique(&["a"], &["a"], Some(1.0)));
         let mut i = input("q", &d, &c, vec![CitedSource { meta: &m, verdict: None, fallback_verdict: false }]);
         i.claim_supported = vec![true];
+        let others = kept_sources(4);
+        i.all_sources = &others;
         let e = evaluate(&i, &EvaluateSettings::default());
         // tier 5 = 0.4, unknown relevance 0.5, then 1 of 3 sources.
         assert!((e.components.source_quality - 0.4 * 0.5 / 3.0).abs() < 1e-9);
@@ -608,5 +619,28 @@ mod tests {
         half.claim_supported = vec![true, false];
         let (all, half) = (evaluate(&all, &s), evaluate(&half, &s));
         assert!((half.confidence - all.confidence / 2.0).abs() < 1e-3, "{} vs {}", half.confidence, all.confidence);
+    }
+
+    /// One cited source is all the corroboration a session can give when it
+    /// is the only one it kept (a one-file answer in a small folder); when
+    /// the session kept others, citing one still costs source quality.
+    #[test]
+    fn one_source_costs_source_quality_only_when_the_session_kept_others() {
+        let m = meta(1, Some(1), None);
+        let v = verdict(1, 0.9);
+        let (d, c) = (draft(1), critique(&["a"], &["a"], Some(0.9)));
+        let s = uncalibrated();
+        let quality = |all: &[SourceEntry]| {
+            let mut i = input("q", &d, &c, vec![CitedSource { meta: &m, verdict: Some(&v), fallback_verdict: false }]);
+            i.claim_supported = vec![true];
+            i.all_sources = all;
+            evaluate(&i, &s).components.source_quality
+        };
+        let alone = kept_sources(1);
+        let among = kept_sources(5);
+        assert!((quality(&alone) - 0.9).abs() < 1e-6, "{}", quality(&alone));
+        assert!((quality(&among) - 0.3).abs() < 1e-6, "one of three wanted: {}", quality(&among));
+        let two = kept_sources(2);
+        assert!((quality(&two) - 0.45).abs() < 1e-6, "one of the two kept: {}", quality(&two));
     }
 }

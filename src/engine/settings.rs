@@ -54,7 +54,10 @@ impl Default for DecideSettings {
 pub struct EvaluateSettings {
     pub weights: ConfidenceWeights,
     pub dimension_weights: DimensionWeights,
-    /// Source quality is scaled down when fewer sources than this are cited.
+    /// Source quality is scaled down when fewer sources than this are
+    /// cited, and fewer than the session kept: a source that is all the
+    /// corpus has on the question (a one-file answer in a small folder)
+    /// costs nothing.
     pub min_sources_for_confidence: usize,
     /// Quality of a source by tier 1..=5.
     pub tier_quality: [f64; 5],

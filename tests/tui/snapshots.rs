@@ -143,6 +143,7 @@ fn confidence_breakdown_with_its_calibration() {
         .map(|(k, v)| (k.to_string(), v))
         .collect(),
         fitted_on: "a test".into(),
+        applies_to: Default::default(),
     };
     both("confidence_breakdown_calibrated", |w, h| {
         let mut state = sample(Stop::Paused).state();

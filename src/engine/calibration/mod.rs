@@ -36,6 +36,26 @@ pub struct CalibrationSettings {
     pub coefficients: BTreeMap<String, f64>,
     /// Where the numbers came from: sets, folds, regularisation, date.
     pub fitted_on: String,
+    /// Which sessions the mapping holds for. A probability fitted on one
+    /// corpus is no probability on another: its features (names several
+    /// pages of the documentation agree on, relevance among 83,000
+    /// passages) mean something else in ten notes of one's own.
+    pub applies_to: CalibrationScope,
+}
+
+/// Which sessions a fitted mapping holds for; elsewhere confidence is the
+/// components' weighted average with its own threshold (the builder
+/// decides, since it knows the corpus).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CalibrationScope {
+    /// The built-in reasoner on the default local corpus alone (the Rust
+    /// documentation rustup installs), which the defaults were fitted on.
+    #[default]
+    FittedCorpus,
+    /// Every session of the built-in reasoner: for a mapping refitted on
+    /// one's own questions and corpus.
+    AnyCorpus,
 }
 
 impl Default for CalibrationSettings {
@@ -45,6 +65,7 @@ impl Default for CalibrationSettings {
             intercept: fitted::INTERCEPT,
             coefficients: fitted::COEFFICIENTS.iter().map(|(k, v)| ((*k).to_string(), *v)).collect(),
             fitted_on: fitted::FITTED_ON.to_string(),
+            applies_to: CalibrationScope::default(),
         }
     }
 }
@@ -120,6 +141,7 @@ mod tests {
             intercept,
             coefficients: coefficients.iter().map(|(k, v)| ((*k).to_string(), *v)).collect(),
             fitted_on: String::new(),
+            applies_to: CalibrationScope::default(),
         }
     }
 
