@@ -38,6 +38,10 @@ pub struct BuiltinConfig {
     pub ask_max_similarity: f64,
     /// ASK: each group needs at least this many sources.
     pub ask_min_group: usize,
+    /// ASK: the groups' similarity inside each of them, over their
+    /// similarity across, must reach this: two meanings hold together
+    /// apart from each other.
+    pub ask_separation: f64,
     /// DRAFT: the answer model's weights (`answering`).
     pub answer: super::answering::AnswerWeights,
     /// DRAFT: the direct answer quotes at most this many sentences from
@@ -122,6 +126,7 @@ impl Default for BuiltinConfig {
             ask_sources: 8,
             ask_max_similarity: 0.05,
             ask_min_group: 2,
+            ask_separation: 3.0,
             answer: super::answering::AnswerWeights::default(),
             answer_per_part: 2,
             answer_words: 200,

@@ -254,6 +254,13 @@ pub fn frame(words: &[FrameWord], stemmer: &mut Stemmer) -> Vec<bool> {
     out
 }
 
+/// Whether a word (lowercase) is a function word, whatever its place: a
+/// closed class, the question filler, a contraction of them. Labels made
+/// of a text's words leave these out.
+pub fn is_function_word(lower: &str) -> bool {
+    function_word(lower, lower)
+}
+
 /// A function word: one of the closed classes (or the question filler),
 /// in this form, as its stem (`doing`, `getting`), or contracted.
 fn function_word(lower: &str, lemma: &str) -> bool {

@@ -340,7 +340,7 @@ impl Reasoner for BuiltinReasoner {
         critique::judge_answer(&mut c, answer::judge(&ctx.draft, &aspects, &sources, &weights));
         if ctx.answered_asks.is_empty() && ctx.constraints.is_empty() && ctx.iteration == 1 {
             let asked: Vec<Aspect> = aspects.iter().filter(|a| !a.related).cloned().collect();
-            c.needs_clarification = clusters::separate_meanings(&ctx.question, &asked, &sources, &weights, &self.cfg);
+            c.needs_clarification = clusters::separate_meanings(&asked, &sources, &weights, &self.cfg);
             if let Some(clarification) = c.needs_clarification.clone() {
                 // An answer mixing unrelated senses answers none of them: the
                 // asked aspects are not addressed until the user picks one.
@@ -368,7 +368,7 @@ impl Reasoner for BuiltinReasoner {
         let sources = self.analyzed(&ctx.sources, &mut stemmer);
         let weights = self.weights(&sources);
         let aspects = self.aspects(&ctx.question, &weights, &mut stemmer);
-        let found = clusters::separate_meanings(&ctx.question, &aspects, &sources, &weights, &self.cfg);
+        let found = clusters::separate_meanings(&aspects, &sources, &weights, &self.cfg);
         Ok(Reply::free(found.unwrap_or_else(|| Clarification {
             question: format!("Which aspect of “{}” matters most to you?", ctx.question),
             options: aspects.iter().map(|a| a.label.clone()).collect(),

@@ -97,6 +97,7 @@ pub const RANGES: &[Range] = &[
     r("builtin.ask_sources", 0.0, 100.0),
     r("builtin.ask_max_similarity", UNIT.0, UNIT.1),
     r("builtin.ask_min_group", 1.0, 100.0),
+    r("builtin.ask_separation", 1.0, 100.0),
     r("builtin.answer_per_part", 1.0, 50.0),
     r("builtin.answer_words", 0.0, 10_000.0),
     r("builtin.answer_examples", 0.0, 10.0),

@@ -325,7 +325,9 @@ mod tests {
 
     /// `n` sources the session kept.
     fn kept_sources(n: u32) -> Vec<SourceEntry> {
-        (1..=n).map(|i| SourceEntry { meta: meta(i, Some(1), None), verdict: Some(verdict(i, 0.9)), duplicates: vec![] }).collect()
+        (1..=n)
+            .map(|i| SourceEntry { meta: meta(i, Some(1), None), verdict: Some(verdict(i, 0.9)), duplicates: vec![] })
+            .collect()
     }
 
     fn verdict(id: u32, relevance: f32) -> SourceVerdict {
