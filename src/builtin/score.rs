@@ -73,18 +73,13 @@ pub fn heading_coverage(a: &Aspect, d: &AnalyzedDoc, h: usize, w: &Weights) -> f
 
 /// A source's relevance to the aspects in `[0, 1]`: for each aspect its
 /// best-supported sentence (the title alone counting for 80%), discounted
-/// when few of its sentences mention it (a page that names the topic once
-/// in passing; a note of three sentences says it once and is about it),
-/// weighted by aspect weight. Sources lacking the user's added terms
-/// (`constraint_stems`) lose up to 60%.
+/// when few sentences mention it, weighted by aspect weight. Sources
+/// lacking the user's added terms (`constraint_stems`) lose up to 60%.
 pub fn relevance(aspects: &[Aspect], d: &AnalyzedDoc, w: &Weights, constraint_stems: &[String]) -> f64 {
     let total: f64 = aspects.iter().map(|a| a.weight).sum();
     if total <= 0.0 || d.sentences.is_empty() {
         return 0.0;
     }
-    // Mentions that make a page about an aspect: three, or one in two of
-    // its sentences when it has fewer than six.
-    let expected = (d.sentences.len() as f64 / 2.0).clamp(1.0, 3.0);
     let mut score = 0.0;
     for a in aspects {
         let title = coverage(a, |k| d.title_stems.iter().any(|x| x == k), w);
@@ -95,7 +90,7 @@ pub fn relevance(aspects: &[Aspect], d: &AnalyzedDoc, w: &Weights, constraint_st
             best = f64::max(best, support.blended());
             mentions += usize::from(support.literal >= 0.5);
         }
-        let density = 0.6 + 0.4 * (mentions as f64 / expected).min(1.0);
+        let density = 0.6 + 0.4 * (mentions as f64 / 3.0).min(1.0);
         score += a.weight * best * density;
     }
     let mut rel = score / total;
