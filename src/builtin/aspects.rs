@@ -400,7 +400,7 @@ mod tests {
     fn the_question_frame_makes_no_aspect() {
         let cases: &[(&str, &[&str])] = &[
             ("When am I allowed to water during a drought?", &["water", "drought"]),
-            ("How long does the buddy program last?", &["buddy program last"]),
+            ("How long does the buddy program last?", &["buddy program"]),
             ("How often are passwords rotated?", &["passwords rotated"]),
             (
                 "What's the idiomatic way to count word occurrences in a HashMap without doing a separate lookup?",

@@ -12,7 +12,9 @@
 //!   `analysis`), in any inflection (`doing` is `do`) and contracted
 //!   (`what's`, `I'm`, `doesn't`);
 //! - **the degree after "how"** (`how long`, `how often`, `how big`): the
-//!   kind of answer, never its topic;
+//!   kind of answer, never its topic; and in such a question the verbs of
+//!   measure that restate it (`how long does it last`, `how much does it
+//!   cost`);
 //! - **verbs of the frame**: catenative, aspectual and copular verbs
 //!   (`allow`, `try`, `keep`, `get`, `become` …) where they take another verb
 //!   (`allowed to water`, `keep getting`) or stand in a progressive copula
@@ -189,6 +191,11 @@ const CLOSED_CLASSES: &[&str] = &[
     "here",
 ];
 
+/// Verbs of measure: their complement is a quantity ("lasts eight weeks",
+/// "costs forty euros", "takes two days"). In a question about a degree
+/// ("how long does it last") they restate what is asked, not its topic.
+const MEASURE_VERBS: &[&str] = &["last", "take", "cost", "weigh", "measure", "span"];
+
 /// Forms of "be", before a progressive copula (`is getting`).
 const BE: &[&str] = &["am", "is", "are", "was", "were", "be", "been", "being", "'m", "'re", "'s"];
 
@@ -209,6 +216,12 @@ pub struct FrameWord {
 /// Which of `words` belong to the frame (same length as `words`).
 pub fn frame(words: &[FrameWord], stemmer: &mut Stemmer) -> Vec<bool> {
     let verbs: Vec<String> = FRAME_VERBS.iter().filter_map(|v| stemmer.stem(v)).collect();
+    let measures: Vec<String> = MEASURE_VERBS.iter().filter_map(|v| stemmer.stem(v)).collect();
+    // "how long", "how much": a question about a degree.
+    let degree = words.windows(2).any(|p| {
+        let next = p[1].lower.as_str();
+        p[0].lower == "how" && !p[0].ends_clause && !p[1].name && (!is_stopword(next) || ["much", "many"].contains(&next))
+    });
     let stem = |w: &str, stemmer: &mut Stemmer| stemmer.stem(w).unwrap_or_else(|| w.to_string());
     let n = words.len();
     let mut out = vec![false; n];
@@ -232,7 +245,7 @@ pub fn frame(words: &[FrameWord], stemmer: &mut Stemmer) -> Vec<bool> {
                 continue;
             }
         }
-        if function_word(&w.lower, &lemma) {
+        if function_word(&w.lower, &lemma) || (degree && measures.contains(&lemma)) {
             out[i] = true;
             continue;
         }
@@ -325,7 +338,10 @@ mod tests {
         assert!(f.contains(&"allowed".into()) && f.contains(&"during".into()), "{f:?}");
         assert!(!f.contains(&"water".into()) && !f.contains(&"drought?".into()), "{f:?}");
         let f = framed("How long does the buddy program last?");
-        assert!(f.contains(&"long".into()) && !f.contains(&"buddy".into()), "{f:?}");
+        assert!(f.contains(&"long".into()) && f.contains(&"last?".into()), "{f:?}");
+        assert!(!f.contains(&"buddy".into()) && !f.contains(&"program".into()), "{f:?}");
+        // Not a question about a degree: "last" is a topic.
+        assert!(!framed("What is the last step of a build?").contains(&"last".into()));
         let f = framed("What's the difference, and I'm trying to read a file.");
         assert!(f.contains(&"What's".into()) && f.contains(&"I'm".into()) && f.contains(&"trying".into()), "{f:?}");
         assert!(!f.contains(&"read".into()) && !f.contains(&"file.".into()), "{f:?}");

@@ -81,10 +81,15 @@ impl Weights {
             let (n, df) = (c.documents(), c.frequency(stem));
             // A word the corpus never uses is as rare as can be, but how much
             // its absence says depends on the corpus: in a big one, that it is
-            // about something else; in ten short documents, little (most
-            // words are absent from them).
-            let absence = if df == 0 { absence_says(n) } else { 1.0 };
-            scaled_idf(n, df) * absence
+            // about something else; in three or ten short documents, little
+            // (most words are absent from them): less than a word they use
+            // once, which is what a question's other words are there.
+            if df == 0 {
+                let absence = absence_says(n);
+                absence * (absence + (1.0 - absence) * scaled_idf(n, 1))
+            } else {
+                scaled_idf(n, df)
+            }
         });
         // Among a handful of sources, a term in all of them is common; in
         // one of them, rare: a rougher idf over the same scale.
@@ -134,6 +139,21 @@ mod tests {
         let corpus: Arc<dyn Rarity> = Arc::new(Fixed([("arc", 5), ("type", 600)].into()));
         let w = Weights::new(Some(corpus.clone()), 1.0, &[]);
         assert!(w.of("arc") > 0.6 && w.of("type") < 0.2, "{} {}", w.of("arc"), w.of("type"));
+        // Absent from a big corpus: as telling as can be; from three short
+        // documents: less than a word one of them uses.
+        /// `n` documents, one of which says "buddy".
+        struct Sized(u64);
+        impl Rarity for Sized {
+            fn documents(&self) -> u64 {
+                self.0
+            }
+            fn frequency(&self, stem: &str) -> u64 {
+                u64::from(stem == "buddy")
+            }
+        }
+        assert!(Weights::new(Some(Arc::new(Sized(83_000))), 1.0, &[]).of("program") > 0.95);
+        let small = Weights::new(Some(Arc::new(Sized(3))), 1.0, &[]);
+        assert!(small.of("program") < 0.5 * small.of("buddy"), "{} {}", small.of("program"), small.of("buddy"));
         // Without statistics of any kind, weights stay usable.
         let none = Weights::new(None, 0.0, &[]);
         assert!(none.of("elision") > none.of("use"));
