@@ -120,8 +120,9 @@ async fn indexing_creates_a_spec_valid_mapping_and_loads_canonical_pages_in_batc
     assert!(shielding["words"].as_u64().unwrap() > 20);
     // Every file is recorded beside the index, the folded copy as not present.
     let files = fake.docs("docs-files");
+    let files: Vec<&Value> = files.values().filter(|f| f.get("path").is_some()).collect();
     assert_eq!(files.len(), 4);
-    assert_eq!(files.values().filter(|f| f["present"] == false).count(), 1);
+    assert_eq!(files.iter().filter(|f| f["present"] == false).count(), 1);
 
     // What was loaded is searchable and fetchable through the provider.
     let provider = OpenSearchProvider::new(&config(server.uri())).unwrap();

@@ -29,6 +29,7 @@ use crate::engine::tiers::TierTable;
 use crate::llm::LlmReasoner;
 use crate::paths::Paths;
 use crate::search::SearchRouter;
+use crate::search::opensearch::stats::CorpusStats;
 use crate::search::registry;
 use crate::session::memory::FileMemoryStore;
 use crate::session::{DirTexts, NewSessionLog, Redactor, SessionDir, SessionStore, new_session_id};
@@ -69,6 +70,9 @@ pub struct Runtime {
     other_chains: std::sync::Mutex<Vec<(Vec<Vec<String>>, Chains)>>,
     memory: Arc<dyn MemoryStore>,
     sessions: SessionStore,
+    /// The term statistics of the cluster's index, when the chains search
+    /// it and sleuth loaded it (read once).
+    cluster_stats: Option<Arc<CorpusStats>>,
 }
 
 /// A new session ready to run: where its folder will be, settings and
@@ -97,7 +101,25 @@ impl Runtime {
         let search = Arc::new(SearchRouter::new(chains.clone(), &config.search.router()));
         let sessions = SessionStore::new(paths.sessions_dir());
         let other_chains = std::sync::Mutex::new(Vec::new());
-        Ok(Self { paths, config, snapshot, redactor, providers, chains, search, llm, other_chains, memory, sessions })
+        let cluster_stats = if config.search.chains.iter().flatten().any(|p| p == "opensearch") {
+            crate::search::opensearch::stats::load(&config.opensearch).await.map(Arc::new)
+        } else {
+            None
+        };
+        Ok(Self {
+            paths,
+            config,
+            snapshot,
+            redactor,
+            providers,
+            chains,
+            search,
+            llm,
+            other_chains,
+            memory,
+            sessions,
+            cluster_stats,
+        })
     }
 
     /// Whether sessions under `config` can take their parts from this
@@ -173,14 +195,19 @@ impl Runtime {
     }
 
     /// The built-in reasoner, with the local corpus's term statistics when
-    /// the session searches it (blended half and half when other providers join).
+    /// the session searches it (blended half and half when other providers
+    /// join), or the cluster's when it searches only the cluster.
     fn builtin_reasoner(&self, config: &Config) -> Arc<dyn Reasoner> {
         let names: Vec<&String> = config.search.chains.iter().flatten().collect();
         let uses_local = names.iter().any(|p| p.as_str() == "local");
-        let only_local = names.iter().all(|p| p.as_str() == "local");
+        let only = |name: &str| !names.is_empty() && names.iter().all(|p| p.as_str() == name);
         let local = if uses_local { self.providers.opened_corpus() } else { None };
-        let corpus = local.clone().map(|c| c as Arc<dyn Rarity>);
-        let share = if only_local { 1.0 } else { 0.5 };
+        let cluster = (only("opensearch") && config.opensearch == self.config.opensearch)
+            .then(|| self.cluster_stats.clone())
+            .flatten()
+            .map(|c| c as Arc<dyn Rarity>);
+        let corpus = local.clone().map(|c| c as Arc<dyn Rarity>).or(cluster);
+        let share = if only("local") || only("opensearch") { 1.0 } else { 0.5 };
         let reasoner = BuiltinReasoner::new(config.builtin.clone(), corpus, share);
         match local {
             // READ: the corpus's links are followed, and its definitions bridge

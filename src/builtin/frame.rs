@@ -220,7 +220,10 @@ pub fn frame(words: &[FrameWord], stemmer: &mut Stemmer) -> Vec<bool> {
     // "how long", "how much": a question about a degree.
     let degree = words.windows(2).any(|p| {
         let next = p[1].lower.as_str();
-        p[0].lower == "how" && !p[0].ends_clause && !p[1].name && (!is_stopword(next) || ["much", "many"].contains(&next))
+        p[0].lower == "how"
+            && !p[0].ends_clause
+            && !p[1].name
+            && (!is_stopword(next) || ["much", "many"].contains(&next))
     });
     let stem = |w: &str, stemmer: &mut Stemmer| stemmer.stem(w).unwrap_or_else(|| w.to_string());
     let n = words.len();

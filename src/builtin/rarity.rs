@@ -28,6 +28,16 @@ impl Rarity for LocalCorpus {
     }
 }
 
+impl Rarity for crate::search::opensearch::stats::CorpusStats {
+    fn documents(&self) -> u64 {
+        self.passages
+    }
+
+    fn frequency(&self, stem: &str) -> u64 {
+        crate::search::opensearch::stats::CorpusStats::frequency(self, stem)
+    }
+}
+
 /// BM25's inverse document frequency, scaled to `[0, 1]` by its maximum.
 pub fn scaled_idf(n: u64, df: u64) -> f64 {
     if n == 0 {

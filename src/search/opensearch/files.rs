@@ -26,6 +26,10 @@ pub struct StoredFile {
     /// indexed and is the canonical copy of its group.
     pub present: bool,
     pub record: FileRecord,
+    /// Per stem, how many of its passages hold it (`stats`); absent in
+    /// records an older sleuth wrote, which are read again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terms: Option<BTreeMap<String, u32>>,
 }
 
 /// Every file of the files index `index`, by path (empty when it has none).
@@ -40,6 +44,10 @@ pub async fn load(client: &ClusterClient, index: &str) -> Result<BTreeMap<String
         let answer = client.json(Method::POST, &format!("{}/_search", encode(index)), &Body::Json(body)).await?;
         let hits = answer.pointer("/hits/hits").and_then(Value::as_array).cloned().unwrap_or_default();
         for hit in &hits {
+            // The corpus statistics live beside the files' records.
+            if hit.get("_id").and_then(Value::as_str) == Some(super::stats::STATS_ID) {
+                continue;
+            }
             let Some(source) = hit.get("_source") else { continue };
             match serde_json::from_value::<StoredFile>(source.clone()) {
                 Ok(f) => {

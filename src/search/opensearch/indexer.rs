@@ -64,6 +64,7 @@ pub async fn index_folder(
     let client = ClusterClient::new(cfg).map_err(OpenSearchError::Config)?;
     let created = ensure_indexes(&client, cfg).await?;
     let stored = files::load(&client, &files_index(cfg)).await?;
+    let stored_stats = super::stats::read(&client, &files_index(cfg)).await;
     let walked = {
         let root = root.to_path_buf();
         tokio::task::spawn_blocking(move || walk(&root, None))
@@ -84,7 +85,12 @@ pub async fn index_folder(
             stored.get(&f.rel).is_none_or(|s| {
                 let was_too_large =
                     s.record.state == FileState::Skipped(crate::search::local::extract::SkipReason::TooLarge);
-                s.record.size != f.size || s.record.mtime_ns != f.mtime_ns || was_too_large != (f.size > limit)
+                // A record without its terms (an older sleuth's) is read again
+                // for the corpus statistics.
+                s.record.size != f.size
+                    || s.record.mtime_ns != f.mtime_ns
+                    || was_too_large != (f.size > limit)
+                    || (s.present && s.terms.is_none())
             })
         })
         .cloned()
@@ -148,8 +154,15 @@ pub async fn index_folder(
     };
     let mut report = bulk::load(&client, policy, rx, &report_progress).await?;
     let reread = producer.await.map_err(|e| OpenSearchError::Config(e.to_string()))?;
-    for (rel, record) in reread {
-        manifest.files.insert(rel, record);
+    let mut terms: BTreeMap<String, BTreeMap<String, u32>> = BTreeMap::new();
+    for (rel, record, file_terms) in reread {
+        manifest.files.insert(rel.clone(), record);
+        terms.insert(rel, file_terms);
+    }
+    for (path, f) in &stored {
+        if let (false, Some(t)) = (terms.contains_key(path), &f.terms) {
+            terms.insert(path.clone(), t.clone());
+        }
     }
 
     // The files index last: a file whose writes failed keeps its old record
@@ -158,9 +171,13 @@ pub async fn index_folder(
     let files_index = files_index(cfg);
     for path in plan.records.iter().filter(|p| !report.failed.contains_key(*p)) {
         let Some(record) = manifest.files.get(path) else { continue };
-        let source =
-            serde_json::to_value(StoredFile { path: path.clone(), present: now_present(path), record: record.clone() })
-                .map_err(|e| OpenSearchError::Config(e.to_string()))?;
+        let stored = StoredFile {
+            path: path.clone(),
+            present: now_present(path),
+            record: record.clone(),
+            terms: terms.get(path).cloned(),
+        };
+        let source = serde_json::to_value(stored).map_err(|e| OpenSearchError::Config(e.to_string()))?;
         records.push(Item {
             file: path.clone(),
             action: Action::Index { index: files_index.clone(), id: super::mapping::doc_id(path), source },
@@ -170,6 +187,27 @@ pub async fn index_folder(
         records.push(Item {
             file: f.path.clone(),
             action: Action::Delete { index: files_index.clone(), id: super::mapping::doc_id(&f.path) },
+        });
+    }
+    // The corpus statistics of the passages now in the index (a file whose
+    // writes failed keeps its old passages and terms).
+    let in_index = |path: &str| {
+        if report.failed.contains_key(path) { stored.get(path).is_some_and(|s| s.present) } else { now_present(path) }
+    };
+    let stats =
+        super::stats::CorpusStats::total(manifest.files.iter().filter(|(p, _)| in_index(p)).filter_map(|(p, r)| {
+            let passages =
+                if report.failed.contains_key(p) { stored.get(p).map_or(0, |s| s.record.passages) } else { r.passages };
+            terms.get(p).map(|t| (passages, t))
+        }));
+    if stored_stats.as_ref() != Some(&stats) {
+        records.push(Item {
+            file: "(corpus statistics)".into(),
+            action: Action::Index {
+                index: files_index.clone(),
+                id: super::stats::STATS_ID.into(),
+                source: super::stats::document(&stats),
+            },
         });
     }
     let (tx, rx) = tokio::sync::mpsc::channel(policy.in_flight);
@@ -293,9 +331,12 @@ fn for_each_parallel(files: &[FileEntry], local: &LocalConfig, each: impl Fn(Fil
     });
 }
 
+/// A file read again: its path, record and passages' terms.
+type Reread = (String, FileRecord, BTreeMap<String, u32>);
+
 /// Sends the deletes, then the documents of `send` in batches of
 /// `bulk_docs`; returns the records read (the files may have changed
-/// since the first pass).
+/// since the first pass) with the terms of their passages.
 fn produce(
     cfg: &OpenSearchConfig,
     local: &LocalConfig,
@@ -303,7 +344,7 @@ fn produce(
     deletes: Vec<Item>,
     send: &[FileEntry],
     tx: &tokio::sync::mpsc::Sender<Vec<Item>>,
-) -> Vec<(String, FileRecord)> {
+) -> Vec<Reread> {
     let size = cfg.bulk_docs.max(1);
     for chunk in deletes.chunks(size) {
         if tx.blocking_send(chunk.to_vec()).is_err() {
@@ -314,7 +355,11 @@ fn produce(
     let records = Mutex::new(Vec::new());
     for_each_parallel(send, local, |read| {
         let items = documents(cfg, root, &read);
-        records.lock().unwrap_or_else(|p| p.into_inner()).push((read.rel.clone(), read.record));
+        let terms = read
+            .content
+            .as_ref()
+            .map_or_else(BTreeMap::new, |c| super::stats::passage_terms(c.passages.iter().map(|p| p.text.as_str())));
+        records.lock().unwrap_or_else(|p| p.into_inner()).push((read.rel.clone(), read.record, terms));
         let full = {
             let mut pending = pending.lock().unwrap_or_else(|p| p.into_inner());
             pending.extend(items);

@@ -14,6 +14,7 @@ mod indexer;
 mod mapping;
 mod provider;
 mod query;
+pub mod stats;
 
 pub use bulk::{Action, BulkPolicy, BulkReport, Item, ndjson};
 pub use client::{Body, ClusterClient};

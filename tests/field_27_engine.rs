@@ -1,0 +1,295 @@
+//! Field fixes of the engine and the built-in reasoner, as a new user
+//! meets them on a folder of their own, on the real binary (`SLEUTH_HOME` a
+//! temp dir in every test): a one-file answer in a small folder finishes in
+//! one round without the provisional caveat, while questions the folder
+//! does not answer still end unanswered; the words that frame a question
+//! ("am I allowed to", "how long", "gives me") are no sections, caveats or
+//! searches; a folder with two meanings of a word asks which one; the same
+//! small folder answers the same over OpenSearch as over the local index.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
+
+#[allow(dead_code)]
+#[path = "opensearch_support/cluster.rs"]
+mod cluster;
+mod support;
+
+use std::path::Path;
+
+use support::bin::{output_async, sleuth_cmd};
+
+/// Ten short notes of a community garden, one subject each.
+const GARDEN: &[(&str, &str, &str)] = &[
+    (
+        "watering.md",
+        "Watering",
+        "During a drought, watering is allowed only before eight in the morning and after seven in the evening. Hoses must have a trigger nozzle. Rain barrels may be used at any time.",
+    ),
+    (
+        "plots.md",
+        "Plots",
+        "A plot costs forty-five euros a year. Plots are assigned in March by the order of the waiting list. Each member may rent one plot.",
+    ),
+    (
+        "tools.md",
+        "Tools",
+        "The shed holds spades, rakes and two wheelbarrows. Tools are returned clean before the shed closes at dusk. A broken tool is reported to the tool warden.",
+    ),
+    (
+        "compost.md",
+        "Compost",
+        "Kitchen scraps go into the green bins next to the gate. Meat, dairy and diseased plants never go into the compost. The compost is turned every second Saturday.",
+    ),
+    (
+        "meetings.md",
+        "Members' meeting",
+        "The members meet on the first Sunday of every month in the greenhouse. Decisions need a majority of the members present. Minutes are posted on the board by the gate.",
+    ),
+    (
+        "pests.md",
+        "Pests",
+        "Slug pellets are not allowed in the garden. Members protect their seedlings with copper tape or beer traps instead. Aphids are left to the ladybirds.",
+    ),
+    (
+        "children.md",
+        "Children",
+        "Children are welcome when an adult member stays with them. The pond is fenced and its gate stays closed. The sandpit by the shed is for children under six.",
+    ),
+    (
+        "harvest.md",
+        "Sharing the harvest",
+        "Surplus vegetables can be left on the sharing table at the entrance. Anyone may take from the table. Members label what they leave with the day it was picked.",
+    ),
+    (
+        "keys.md",
+        "Keys",
+        "Each member gets one key to the main gate against a deposit of twenty euros. A lost key is replaced for the same deposit. Keys are returned when a membership ends.",
+    ),
+    (
+        "bees.md",
+        "Bees",
+        "Two beehives stand behind the orchard. Only the beekeeper opens the hives. Visitors keep three metres away from the hives during the summer.",
+    ),
+];
+
+fn write_notes(dir: &Path, notes: &[(&str, &str, &str)]) {
+    std::fs::create_dir_all(dir).unwrap();
+    for (name, title, text) in notes {
+        std::fs::write(dir.join(name), format!("# {title}\n\n{text}\n")).unwrap();
+    }
+}
+
+/// A finished `sleuth run`: exit code, the report, the progress lines.
+struct Run {
+    code: Option<i32>,
+    report: String,
+    progress: String,
+}
+
+impl Run {
+    /// The DECIDE lines, one per iteration.
+    fn decisions(&self) -> Vec<&str> {
+        self.progress.lines().filter(|l| l.contains("] decide: ")).collect()
+    }
+
+    /// The texts searched, in order.
+    fn searches(&self) -> Vec<&str> {
+        self.progress
+            .lines()
+            .filter_map(|l| l.split_once("] search \"").and_then(|(_, rest)| rest.split_once('"')).map(|(q, _)| q))
+            .collect()
+    }
+
+    fn first_paragraph(&self) -> &str {
+        self.report.split("\n\n").map(str::trim).find(|b| !b.is_empty() && !b.starts_with('#')).unwrap_or_default()
+    }
+}
+
+fn run(home: &Path, args: &[&str], question: &str) -> Run {
+    let out = sleuth_cmd(home)
+        .args(["run", "--ask", "first"])
+        .args(args)
+        .arg(question)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let run = Run {
+        code: out.status.code(),
+        report: String::from_utf8_lossy(&out.stdout).into_owned(),
+        progress: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    // An internal label never reaches the reader.
+    assert!(!run.report.contains("related:"), "{question}:\n{}", run.report);
+    run
+}
+
+fn on_folder(home: &Path, dir: &Path, question: &str) -> Run {
+    run(home, &["--set", &format!("local.corpus={}", dir.display())], question)
+}
+
+#[test]
+fn a_small_folders_clearly_answered_question_finishes_in_one_round_without_the_provisional_caveat() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, home) = (tmp.path().join("garden"), tmp.path().join("home"));
+    write_notes(&dir, GARDEN);
+    let answered = [
+        ("How much does a plot cost per year?", "A plot costs forty-five euros a year."),
+        ("What is the deposit for a key to the gate?", "against a deposit of twenty euros"),
+        ("Are slug pellets allowed?", "Slug pellets are not allowed in the garden."),
+        ("When do the members meet?", "The members meet on the first Sunday of every month"),
+        ("Where do kitchen scraps go?", "Kitchen scraps go into the green bins next to the gate."),
+        ("Who opens the beehives?", "Only the beekeeper opens the hives."),
+    ];
+    for (question, answer) in answered {
+        let r = on_folder(&home, &dir, question);
+        assert_eq!(r.code, Some(0), "{question}:\n{}\n{}", r.progress, r.report);
+        assert!(r.first_paragraph().contains(answer), "{question}: the answer opens the report:\n{}", r.report);
+        let decisions = r.decisions();
+        assert!(
+            decisions.len() == 1 && decisions[0].contains("decide: OUTPUT"),
+            "{question}: one round, decided on its numbers:\n{}",
+            r.progress
+        );
+        assert!(!r.report.contains("provisional"), "{question}:\n{}", r.report);
+    }
+    // What the notes do not say still ends unanswered.
+    for question in ["What does it cost to hold a wedding in the greenhouse?", "How do I apply for a parking permit?"] {
+        let r = on_folder(&home, &dir, question);
+        assert_eq!(r.code, Some(4), "{question}: unanswered:\n{}\n{}", r.progress, r.report);
+        assert!(r.report.contains("do not answer"), "{question}:\n{}", r.report);
+    }
+}
+
+#[test]
+fn the_words_that_frame_a_question_are_no_section_caveat_or_search() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, home) = (tmp.path().join("garden"), tmp.path().join("home"));
+    write_notes(&dir, GARDEN);
+    let cases: &[(&str, &[&str])] = &[
+        ("When am I allowed to water during a drought?", &["am", "allowed", "during"]),
+        ("How close may visitors go to the beehives?", &["close", "may"]),
+        ("How long does a key deposit last when my membership ends?", &["long", "my"]),
+        ("Which tool gives me the cleanest cut?", &["gives"]),
+    ];
+    for (question, frame) in cases {
+        let r = on_folder(&home, &dir, question);
+        for word in *frame {
+            let heading = format!("## {}{}", word[..1].to_uppercase(), &word[1..]);
+            assert!(!r.report.lines().any(|l| l.starts_with(&heading)), "{question}: {heading}\n{}", r.report);
+            let caveat = r.report.lines().find(|l| l.contains("Not covered by the sources found"));
+            assert!(
+                caveat.is_none_or(|c| !c.split([':', ',', '.']).any(|part| part.trim() == *word)),
+                "{question}: {word} in {caveat:?}"
+            );
+            assert!(!r.searches().contains(word), "{question}: a search for {word:?}: {:?}", r.searches());
+        }
+    }
+}
+
+/// Three notes on the snake, three on the programming language, written as
+/// a person would: each repeats little of the others' words.
+const PYTHONS: &[(&str, &str, &str)] = &[
+    (
+        "snakes.md",
+        "Pythons",
+        "Pythons are large non-venomous snakes found in Africa, Asia and Australia. A python kills its prey by constriction: it coils around the animal and squeezes until the animal stops breathing. Most pythons lay eggs and guard them until they hatch.",
+    ),
+    (
+        "ball-python.md",
+        "Ball python care",
+        "The ball python is a small python often kept as a pet snake. Its enclosure needs a warm side and a cool side because snakes cannot regulate their body temperature. Young ball pythons eat one mouse a week.",
+    ),
+    (
+        "reticulated.md",
+        "Reticulated python",
+        "The reticulated python of Southeast Asia is the longest snake in the world, reaching more than six metres. Like other pythons it hunts at night and swallows its prey whole.",
+    ),
+    (
+        "language.md",
+        "Python (programming language)",
+        "Python is a high-level programming language created by Guido van Rossum. Python code is known for its readability and its use of indentation to mark blocks. The language is dynamically typed and comes with a large standard library.",
+    ),
+    (
+        "packages.md",
+        "Installing packages",
+        "Python packages are installed with pip, the package installer for the Python programming language. A virtual environment keeps the packages of one project apart: create one with python -m venv and activate it before running pip install.",
+    ),
+    (
+        "comprehensions.md",
+        "List comprehensions",
+        "A list comprehension is a compact way to build a list in Python code: [x * x for x in range(10)] squares the numbers from 0 to 9. Comprehensions are usually faster than a for loop that appends to a list.",
+    ),
+];
+
+#[test]
+fn a_folder_with_two_meanings_of_a_word_asks_which_one_and_a_plain_question_does_not() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, home) = (tmp.path().join("pythons"), tmp.path().join("home"));
+    write_notes(&dir, PYTHONS);
+    let r = on_folder(&home, &dir, "What is python?");
+    assert!(r.decisions().first().is_some_and(|d| d.contains("decide: ASK")), "{}", r.progress);
+    // `--ask first` picks the first meaning: the report keeps to one.
+    assert!(r.report.contains("Interpretation: you chose"), "{}", r.report);
+    let snake = r.report.contains("snake");
+    let language = r.report.contains("programming language");
+    assert!(snake != language, "one meaning, not both:\n{}", r.report);
+    // A question that names its meaning is answered without asking.
+    for question in ["How long is the reticulated python?", "How do I install Python packages?"] {
+        let r = on_folder(&home, &dir, question);
+        assert!(r.decisions().iter().all(|d| !d.contains("ASK")), "{question}:\n{}", r.progress);
+        assert_eq!(r.code, Some(0), "{question}:\n{}", r.report);
+    }
+}
+
+/// Three short Markdown files, as the field report indexed them.
+const HANDBOOK: &[(&str, &str, &str)] = &[
+    (
+        "onboarding.md",
+        "Onboarding",
+        "New employees receive a laptop on their first day. Every new employee is paired with a buddy for their first eight weeks. The buddy answers questions about tools, people and customs.",
+    ),
+    (
+        "expenses.md",
+        "Travel expenses",
+        "Meals during business travel are reimbursed up to forty euros a day. Alcohol is never reimbursed. Taxis are reimbursed when no public transport runs.",
+    ),
+    (
+        "holidays.md",
+        "Holidays",
+        "Employees have twenty-eight days of paid holiday a year. Unused days can be carried over until the end of March. Requests go to the team lead two weeks ahead.",
+    ),
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_small_folder_answers_the_same_over_opensearch_as_over_the_local_index() {
+    let (server, fake) = cluster::FakeCluster::start().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, home) = (tmp.path().join("handbook"), tmp.path().join("home"));
+    write_notes(&dir, HANDBOOK);
+    std::fs::create_dir_all(&home).unwrap();
+    let config = format!("[opensearch]\nurl = \"{}\"\nindex = \"handbook\"\n", server.uri());
+    std::fs::write(home.join("config.toml"), config).unwrap();
+    let mut index = sleuth_cmd(&home);
+    index.args(["index", "--to", "opensearch", dir.to_str().unwrap()]);
+    let out = output_async(index).await;
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!fake.docs("handbook").is_empty());
+    // The index's term statistics, for the reasoner to weigh words by.
+    let stats = fake.docs("handbook-files").get("sleuth:corpus-statistics").cloned().expect("statistics written");
+    assert_eq!(stats["passages"], 3, "{stats}");
+    assert_eq!(stats["df"]["buddi"], 1, "{stats}");
+    let question = "How long does the buddy program last?";
+    let answer = "for their first eight weeks";
+    let (h, d) = (home.clone(), dir.clone());
+    let local = tokio::task::spawn_blocking(move || on_folder(&h, &d, question)).await.unwrap();
+    assert!(local.first_paragraph().contains(answer), "local:\n{}\n{}", local.progress, local.report);
+    let h = home.clone();
+    let remote = tokio::task::spawn_blocking(move || {
+        run(&h, &["--set", r#"search.chains=[["opensearch"]]"#, "--time-limit", "0"], question)
+    })
+    .await
+    .unwrap();
+    assert!(!remote.progress.contains("too_short"), "{}", remote.progress);
+    assert!(remote.first_paragraph().contains(answer), "opensearch:\n{}\n{}", remote.progress, remote.report);
+    assert_eq!(remote.code, local.code, "the same outcome:\n{}\n{}", remote.report, local.report);
+    assert_eq!(remote.decisions().len(), 1, "{}", remote.progress);
+}
