@@ -281,6 +281,7 @@ fn memory_list_show_and_clear() {
                 correction: "fixed by a DEEPEN refinement".into(),
                 tags: vec!["rust".into()],
                 created_at_ms: 1_700_000_000_000 + i as u64,
+                aspect: None,
             })
             .unwrap();
     }

@@ -6,16 +6,34 @@
 //! ("am I allowed to", "how long", "gives me") are no sections, caveats or
 //! searches; a folder with two meanings of a word asks which one; the same
 //! small folder answers the same over OpenSearch as over the local index.
+//! And reflexion memory with a model (a scripted OpenAI-compatible server on
+//! loopback): a lesson needs a real gain, reads as a sentence, and one
+//! question keeps one lesson per thing it taught.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 #[allow(dead_code)]
 #[path = "opensearch_support/cluster.rs"]
 mod cluster;
+#[path = "llm_support/mod.rs"]
+mod llm_support;
 mod support;
 
 use std::path::Path;
+use std::sync::Arc;
 
+use llm_support::{Behaviour, FakeLlm};
+use serde_json::json;
+use sleuth::engine::memory::{MemoryEntry, MemorySettings, MemoryStore};
+use sleuth::engine::ports::{MemorySink, MemoryTexts};
+use sleuth::engine::protocol::{Command, Event};
+use sleuth::engine::{Engine, EngineParts, SessionState};
+use sleuth::llm::endpoint::Endpoint;
+use sleuth::llm::prompts::Prompts;
+use sleuth::llm::{LlmConfig, LlmReasoner};
+use sleuth::search::{SearchProvider, SearchRouter};
+use sleuth::session::memory::FileMemoryStore;
 use support::bin::{output_async, sleuth_cmd};
+use support::scripted::{ScriptedProvider, corpus};
 
 /// Ten short notes of a community garden, one subject each.
 const GARDEN: &[(&str, &str, &str)] = &[
@@ -292,4 +310,127 @@ async fn a_small_folder_answers_the_same_over_opensearch_as_over_the_local_index
     assert!(remote.first_paragraph().contains(answer), "opensearch:\n{}\n{}", remote.progress, remote.report);
     assert_eq!(remote.code, local.code, "the same outcome:\n{}\n{}", remote.report, local.report);
     assert_eq!(remote.decisions().len(), 1, "{}", remote.progress);
+}
+
+const QUESTION: &str = "How do widgets connect to gadgets?";
+
+/// The critic's reply: `issues`, the aspects it found addressed, and how
+/// well the opening answers.
+fn critique(issues: serde_json::Value, addressed: &[&str], relevance: f64) -> Behaviour {
+    Behaviour::Content(
+        json!({
+            "verdict": "WARN", "issues": issues,
+            "aspects_required": ["widgets", "gadgets"], "aspects_addressed": addressed,
+            "weak_aspects": [], "gaps": [], "contradictions": [], "needs_clarification": null,
+            "answer_relevance": relevance, "unanswered": false,
+            "dimensions": { "completeness": 0.9, "accuracy": 0.95, "relevance": 0.95, "freshness": 0.9, "coherence": 0.9 }
+        })
+        .to_string(),
+    )
+}
+
+/// One session of `QUESTION` with the model on `fake`, two iterations, its
+/// lessons going to the memory file at `path`.
+async fn session_with_model(fake: &FakeLlm, path: &Path, id: &str) -> SessionState {
+    let mut c = LlmConfig { base_url: fake.base_url(), model: "test-model".into(), ..LlmConfig::default() };
+    c.backoff_min_ms = 10;
+    c.backoff_max_ms = 50;
+    c.timeout_secs = 5;
+    c.review_with_model = true;
+    c.refine_with_model = true;
+    c.write_with_model = true;
+    c.self_check = false;
+    let endpoint = Endpoint::with_env(&c.resolved_endpoints()[0], &c, |_| None).unwrap();
+    let reasoner = Arc::new(LlmReasoner::with_endpoints(c, Prompts::builtin(), vec![endpoint]).unwrap());
+    let provider: Arc<dyn SearchProvider> = Arc::new(ScriptedProvider::new("web", corpus(4)));
+    let parts = EngineParts {
+        reasoner,
+        search: Arc::new(SearchRouter::new(vec![vec![provider]], &sleuth::search::RouterSettings::default())),
+        texts: Arc::new(MemoryTexts::default()),
+        memory: Arc::new(FileMemoryStore::open(path, MemorySettings::default())) as Arc<dyn MemoryStore>,
+        log: Box::new(MemorySink::default()),
+    };
+    let mut settings = llm_support::settings(2);
+    settings.session_id = id.into();
+    // Both iterations run: the second is the revision a lesson comes from.
+    settings.decide.confidence_threshold = 0.99;
+    let (engine, mut handle) = Engine::new(settings, parts, SessionState::default());
+    let task = tokio::spawn(engine.run());
+    handle.commands.send(Command::Start { question: QUESTION.into() }).unwrap();
+    while let Some(record) = handle.events.recv().await {
+        if matches!(record.event, Event::SessionEnded { .. }) {
+            break;
+        }
+    }
+    task.await.unwrap().unwrap()
+}
+
+fn lessons(path: &Path) -> Vec<MemoryEntry> {
+    FileMemoryStore::open(path, MemorySettings::default()).entries()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn five_runs_of_one_question_keep_one_lesson_that_reads_as_a_sentence() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("memory.jsonl");
+    // What a small model's critic writes about the same miss, run after run.
+    let said = [
+        "description: type begin trait Color inherent",
+        "mistake: gadgets gadget connect port",
+        "The answer never says how gadgets connect.",
+        "gadgets missing",
+        "The draft leaves out the gadget side of the connection.",
+    ];
+    for (run, description) in said.iter().enumerate() {
+        let fake = FakeLlm::start().await;
+        fake.queue(
+            "critique",
+            critique(
+                json!([{ "severity": "high", "description": description, "aspect": "gadgets" }]),
+                &["widgets"],
+                0.6,
+            ),
+        );
+        let state = session_with_model(&fake, &path, &format!("run-{run}")).await;
+        let gain = state.iterations[1].evaluation.as_ref().unwrap().gain;
+        assert!(gain >= 0.1, "the revision covered gadgets: a real gain ({gain})");
+    }
+    let kept = lessons(&path);
+    assert_eq!(kept.len(), 1, "one lesson for one question and one miss: {kept:#?}");
+    let lesson = &kept[0];
+    assert_eq!(lesson.aspect.as_deref(), Some("gadgets"));
+    assert_eq!(lesson.mistake, "The draft leaves out the gadget side of the connection.", "the latest, in its words");
+    // Keyword salad about an aspect becomes a sentence about that aspect.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("memory.jsonl");
+    let fake = FakeLlm::start().await;
+    fake.queue(
+        "critique",
+        critique(json!([{ "severity": "high", "description": said[0], "aspect": "gadgets" }]), &["widgets"], 0.6),
+    );
+    session_with_model(&fake, &path, "salad").await;
+    let kept = lessons(&path);
+    assert_eq!(kept.iter().map(|l| l.mistake.as_str()).collect::<Vec<_>>(), ["The answer did not cover “gadgets”."]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_revision_that_barely_raised_confidence_teaches_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("memory.jsonl");
+    let fake = FakeLlm::start().await;
+    // Everything covered from the start; one remark goes away and the
+    // opening reads a little better (0.86 → 0.9).
+    fake.queue(
+        "critique",
+        critique(
+            json!([{ "severity": "low", "description": "The answer could name the port each gadget uses.", "aspect": "" }]),
+            &["widgets", "gadgets"],
+            0.86,
+        ),
+    );
+    let state = session_with_model(&fake, &path, "tiny").await;
+    let gain = state.iterations[1].evaluation.as_ref().unwrap().gain;
+    assert!(gain > 0.0 && gain < MemorySettings::default().min_gain, "a gain, but no real one: {gain}");
+    assert!(lessons(&path).is_empty(), "{:#?}", lessons(&path));
+    assert_eq!(state.memories_stored, 0);
 }

@@ -69,6 +69,8 @@ pub const RANGES: &[Range] = &[
     r("memory.similarity_threshold", UNIT.0, UNIT.1),
     r("memory.max_entries", 1.0, 100_000.0),
     r("memory.max_in_prompt", 0.0, 20.0),
+    r("memory.min_gain", UNIT.0, UNIT.1),
+    r("memory.max_per_question", 1.0, 100.0),
     r("source_tiers.*.tier", 1.0, 5.0),
     r("local.tier", 1.0, 5.0),
     r("local.max_file_mb", 1.0, 1_024.0),

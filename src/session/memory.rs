@@ -10,8 +10,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use crate::engine::memory::{MemoryEntry, MemoryError, MemorySettings, MemoryStore, rank_similar};
-use crate::text::normalize_for_match;
+use crate::engine::memory::{MemoryEntry, MemoryError, MemorySettings, MemoryStore, admit, rank_similar, same_lesson};
 
 #[derive(Debug)]
 pub struct FileMemoryStore {
@@ -126,15 +125,15 @@ impl MemoryStore for FileMemoryStore {
     fn store(&self, entry: MemoryEntry) -> Result<(), MemoryError> {
         let _guard = self.write_lock()?;
         let mut entries = read_entries(&self.path, usize::MAX);
-        if let Some(pos) = entries.iter().position(|old| same_lesson(old, &entry)) {
-            let old = entries.remove(pos);
-            entries.push(MemoryEntry { id: old.id, ..entry });
-            let excess = entries.len().saturating_sub(self.settings.max_entries);
-            rewrite(&self.path, &entries[excess..])?;
+        let before = entries.len();
+        let rewritten = admit(&mut entries, entry, &self.settings);
+        if rewritten || entries.len() != before + 1 {
+            rewrite(&self.path, &entries)?;
             self.forget_cache();
             return Ok(());
         }
-        let mut line = serde_json::to_string(&entry).map_err(|e| MemoryError(e.to_string()))?;
+        let Some(added) = entries.last() else { return Ok(()) };
+        let mut line = serde_json::to_string(added).map_err(|e| MemoryError(e.to_string()))?;
         line.push('\n');
         // A line torn by a crash must not swallow this one.
         if !ends_with_newline(&self.path) {
@@ -142,11 +141,6 @@ impl MemoryStore for FileMemoryStore {
         }
         let mut file = OpenOptions::new().create(true).append(true).open(&self.path).map_err(|e| err(&self.path, e))?;
         file.write_all(line.as_bytes()).and_then(|_| file.sync_data()).map_err(|e| err(&self.path, e))?;
-        let entries = read_entries(&self.path, usize::MAX);
-        if entries.len() > self.settings.max_entries {
-            let keep = &entries[entries.len() - self.settings.max_entries..];
-            rewrite(&self.path, keep)?;
-        }
         self.forget_cache();
         Ok(())
     }
@@ -155,13 +149,6 @@ impl MemoryStore for FileMemoryStore {
 /// The memory file holds at most `memory.max_entries` (≤ 100,000) short
 /// lessons: far below this.
 const MAX_MEMORY_BYTES: u64 = 256 << 20;
-
-/// Two entries teach the same thing: same question, same mistake (case
-/// and spacing aside).
-fn same_lesson(a: &MemoryEntry, b: &MemoryEntry) -> bool {
-    normalize_for_match(&a.question) == normalize_for_match(&b.question)
-        && normalize_for_match(&a.mistake) == normalize_for_match(&b.mistake)
-}
 
 /// The newest `max` entries, oldest first; a later line with an id already
 /// seen, or the same lesson (copies stored before reruns refreshed them),
@@ -236,6 +223,7 @@ mod tests {
             correction: format!("fix {id}"),
             tags: vec!["t".into()],
             created_at_ms: at,
+            aspect: Some(format!("aspect {id}")),
         }
     }
 
@@ -269,6 +257,7 @@ mod tests {
         let lesson = |id: &str, at: u64| MemoryEntry {
             mistake: "The draft never said what a lifetime annotation constrains.".into(),
             correction: format!("Say what it constrains ({id})."),
+            aspect: None,
             ..entry(id, question, at)
         };
         store.store(lesson("first", 1)).unwrap();
@@ -297,7 +286,7 @@ mod tests {
             .iter()
             .enumerate()
             .map(|(i, id)| {
-                let e = MemoryEntry { mistake: "same".into(), ..entry(id, "same question", i as u64) };
+                let e = MemoryEntry { mistake: "same".into(), aspect: None, ..entry(id, "same question", i as u64) };
                 serde_json::to_string(&e).unwrap()
             })
             .collect();

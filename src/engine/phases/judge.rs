@@ -8,7 +8,7 @@ use crate::engine::citations::check_claim;
 use crate::engine::convergence::{Convergence, severity_plateau};
 use crate::engine::decide::{DecideInput, Progress, decide};
 use crate::engine::evaluate::{CitedSource, EvaluateInput, evaluate, quote_supports_claim};
-use crate::engine::memory::MemoryEntry;
+use crate::engine::memory::{MemoryEntry, lesson_mistake};
 use crate::engine::model::{Critique, Phase, Role, SourceId};
 use crate::engine::protocol::Event;
 use crate::engine::run::{Engine, EngineError, now_ms};
@@ -119,8 +119,10 @@ impl Engine {
         Progress { new_sources_kept, best_before, rounds_cost_calls: self.reasoner.uses_model(Role::Draft) }
     }
 
-    /// Seed 003: when iteration `n` scored higher than `n - 1` and an issue
-    /// the earlier critique raised is gone, remember the mistake and the fix.
+    /// When iteration `n` scored clearly higher than `n - 1` (by
+    /// `memory.min_gain`) and an issue the earlier critique raised is gone,
+    /// remember the mistake, as a sentence, and the fix: one lesson per
+    /// aspect (the store keeps one per question and aspect).
     fn learn(&mut self, n: u32) -> Result<(), EngineError> {
         if n < 2 || !self.settings.memory.enabled {
             return Ok(());
@@ -130,7 +132,8 @@ impl Engine {
         };
         let (Some(cb), Some(ca)) = (before.critique.as_ref(), after.critique.as_ref()) else { return Ok(()) };
         let (Some(eb), Some(ea)) = (before.evaluation.as_ref(), after.evaluation.as_ref()) else { return Ok(()) };
-        if ea.confidence <= eb.confidence {
+        let gain = ea.confidence - eb.confidence;
+        if gain <= 0.0 || gain < self.settings.memory.min_gain {
             return Ok(());
         }
         let still: HashSet<String> = ca.issues.iter().map(|i| normalize_for_match(&i.description)).collect();
@@ -144,15 +147,24 @@ impl Engine {
             None => "a revised draft".to_string(),
         };
         let question = self.state.question().to_string();
+        let mut aspects_taught: Vec<Option<String>> = Vec::new();
         let lessons: Vec<MemoryEntry> = cb
             .issues
             .iter()
             .filter(|i| !still.contains(&normalize_for_match(&i.description)))
             // Monitor mode's comparison is a finding about sources, not a mistake to learn from.
             .filter(|i| i.aspect.as_deref() != Some(crate::engine::monitor::ASPECT))
+            .filter_map(|i| lesson_mistake(&i.description, i.aspect.as_deref()).map(|m| (i, m)))
+            // One lesson per aspect of this revision.
+            .filter(|(i, _)| {
+                let key = i.aspect.as_deref().map(normalize_for_match);
+                let first = key.is_none() || !aspects_taught.contains(&key);
+                aspects_taught.push(key);
+                first
+            })
             .take(MAX_LESSONS_PER_ITERATION)
             .enumerate()
-            .map(|(k, issue)| {
+            .map(|(k, (issue, mistake))| {
                 let mut tags = content_terms(&question);
                 if let Some(a) = &issue.aspect {
                     tags.push(a.clone());
@@ -168,10 +180,11 @@ impl Engine {
                 MemoryEntry {
                     id: format!("{}-{n}-{k}", self.settings.session_id),
                     question: question.clone(),
-                    mistake: issue.description.clone(),
+                    mistake,
                     correction,
                     tags,
                     created_at_ms: now_ms(),
+                    aspect: issue.aspect.clone(),
                 }
             })
             .collect();
