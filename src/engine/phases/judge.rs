@@ -98,15 +98,20 @@ impl Engine {
         self.checkpoint()
     }
 
-    /// What iteration `n` added, for the stagnation rule: the new sources
-    /// its review kept, and the best earlier confidence it competes with
+    /// What iteration `n` added, for the stagnation rule: the sources its
+    /// review kept — new ones, and ones an earlier review rejected that
+    /// this one kept when its queries found them again: no earlier review
+    /// had kept either — and the best earlier confidence it competes with
     /// (drafts since the last answered ASK: earlier ones may answer the
     /// other meaning).
     fn progress(&self, n: u32) -> Progress {
         let new_sources_kept = self.state.iteration_record(n).map_or(0, |it| {
-            it.review
-                .as_ref()
-                .map_or(0, |(verdicts, _)| verdicts.iter().filter(|v| v.kept && it.new_sources.contains(&v.id)).count())
+            it.review.as_ref().map_or(0, |(verdicts, _)| {
+                verdicts
+                    .iter()
+                    .filter(|v| v.kept && (it.new_sources.contains(&v.id) || it.found_again.contains(&v.id)))
+                    .count()
+            })
         });
         let since = self.state.asks.iter().filter(|a| a.answer.is_some()).map(|a| a.iteration).max().unwrap_or(0);
         let best_before = self
