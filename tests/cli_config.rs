@@ -2,8 +2,7 @@
 //! the line and the key, a non-zero exit, and no panic.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-mod support;
-
+use crate::support;
 use support::bin::{DEFAULT_LIMIT, sleuth_cmd, sleuth_command, wait_or_kill};
 
 fn stderr(out: &std::process::Output) -> String {

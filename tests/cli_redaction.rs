@@ -4,14 +4,11 @@
 //! OpenAI-compatible server, and `SLEUTH_HOME` in a temp dir.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-#[path = "llm_support/mod.rs"]
-mod llm_support;
-mod support;
-
 use std::path::Path;
 use std::process::Output;
 
-use llm_support::{Behaviour, FakeLlm};
+use crate::support;
+use crate::support::llm::{Behaviour, FakeLlm};
 use serde_json::json;
 use support::bin::{output_async, sleuth_cmd};
 

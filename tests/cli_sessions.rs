@@ -3,11 +3,10 @@
 //! lock message, fork, export (and its redaction), stats, memory.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-mod support;
-
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::support;
 use assert_cmd::Command;
 use sleuth::engine::memory::{InMemoryStore, MemoryEntry, MemorySettings, MemoryStore};
 use sleuth::engine::model::Severity;

@@ -3,11 +3,10 @@
 //! and never hides the others.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::support;
 use assert_cmd::Command;
 use sleuth::session::SessionDir;
 use support::bin::sleuth_within;

@@ -6,17 +6,12 @@
 //! last line. `SLEUTH_HOME` is a temp dir in every test.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-#[path = "llm_support/mod.rs"]
-mod llm_support;
-#[path = "corpora/local_engine.rs"]
-mod local_engine;
-mod support;
-
 use std::path::Path;
 use std::process::Output;
 
-use llm_support::{Behaviour, FakeLlm};
-use local_engine::{builtin_reasoner, local_parts};
+use crate::support;
+use crate::support::llm::{Behaviour, FakeLlm};
+use crate::support::local_engine::{builtin_reasoner, local_parts};
 use serde_json::Value;
 use sleuth::engine::model::{AnswerStatus, Outcome};
 use sleuth::engine::protocol::{Answer, Command, Event, Limits};

@@ -4,23 +4,17 @@
 //! in every test.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-#[path = "support/bin.rs"]
-#[allow(dead_code)]
-mod bin;
-#[path = "llm_support/mod.rs"]
-mod llm_support;
-#[path = "support/scripted.rs"]
-#[allow(dead_code)]
-mod scripted;
-
 use std::path::Path;
 use std::process::Output;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+use crate::support;
+use crate::support::bin;
+use crate::support::llm::{Behaviour, FakeLlm};
+use crate::support::scripted;
 use bin::{output_async, sleuth_cmd};
-use llm_support::{Behaviour, FakeLlm};
 use scripted::{ScriptedProvider, corpus};
 use sleuth::engine::memory::{InMemoryStore, MemorySettings, MemoryStore};
 use sleuth::engine::ports::MemoryTexts;
@@ -115,7 +109,7 @@ async fn a_session_log_keeps_the_key_out_even_when_the_server_echoes_it() {
     c.api_key_env = Some("SLEUTH_TEST_API_KEY".into());
     let endpoint = Endpoint::with_env(&c.resolved_endpoints()[0], &c, |_| Some(KEY.to_string())).unwrap();
     let reasoner = Arc::new(LlmReasoner::with_endpoints(c, Prompts::builtin(), vec![endpoint]).unwrap());
-    let settings = llm_support::settings(2);
+    let settings = support::llm::settings(2);
     let provider: Arc<dyn SearchProvider> = Arc::new(ScriptedProvider::new("web", corpus(6)));
     let parts = EngineParts {
         reasoner,

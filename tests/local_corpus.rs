@@ -3,19 +3,12 @@
 //! the built-in reasoner in the real engine, and the real binary.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-#[path = "support/bin.rs"]
-#[allow(dead_code)]
-mod bin;
-#[path = "corpora/local_engine.rs"]
-mod local_engine;
-#[path = "corpora/mercury.rs"]
-mod mercury;
-
 use std::path::Path;
 use std::sync::Arc;
 
-use local_engine::{builtin_reasoner, local_parts};
-use mercury::mercury_docs;
+use crate::support::bin;
+use crate::support::local_engine::{builtin_reasoner, local_parts};
+use crate::support::mercury::mercury_docs;
 use sleuth::engine::model::Action;
 use sleuth::engine::protocol::{Answer, Command, Event, Limits};
 use sleuth::engine::settings::EngineSettings;

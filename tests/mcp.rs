@@ -2,18 +2,16 @@
 //! binary, a fixture corpus, the built-in reasoner.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-mod serve_support;
-mod support;
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use crate::support;
+use crate::support::serve::{corpus_flag, listed, mercury_docs};
 use rmcp::model::{CallToolRequestParams, ProgressNotificationParam, ReadResourceRequestParams};
 use rmcp::service::NotificationContext;
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Value, json};
-use serve_support::{corpus_flag, listed, mercury_docs};
 
 /// Counts the progress notifications the server sends, and keeps their messages.
 #[derive(Clone, Default)]
@@ -42,7 +40,7 @@ async fn an_mcp_client_researches_gets_progress_and_answers_an_ask() {
     support::e2e::write_corpus(&docs);
     mercury_docs(&mercury);
     // One corpus of both folders' pages.
-    serve_support::copy_into(&mercury, &docs);
+    support::serve::copy_into(&mercury, &docs);
     let flag = corpus_flag(&docs);
     let bin = assert_cmd::cargo::cargo_bin("sleuth");
     let transport = TokioChildProcess::new(tokio::process::Command::new(bin).configure(|cmd| {

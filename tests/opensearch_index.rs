@@ -6,17 +6,10 @@
 //! binary's `index --to opensearch` and `doctor` as a user runs them.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-#[path = "support/bin.rs"]
-#[allow(dead_code)]
-mod bin;
-#[allow(dead_code)]
-#[path = "opensearch_support/cluster.rs"]
-mod cluster;
-#[path = "opensearch_support/schema.rs"]
-mod schema;
-
 use std::path::Path;
 
+use crate::support::bin;
+use crate::support::opensearch::{cluster, schema};
 use cluster::FakeCluster;
 use serde_json::{Value, json};
 use sleuth::search::local::LocalConfig;

@@ -2,14 +2,12 @@
 //! driven with reqwest; the built-in reasoner on small fixture corpora.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-mod serve_support;
-mod support;
-
 use std::time::{Duration, Instant};
 
+use crate::support;
+use crate::support::serve::{Server, corpus_flag, listed, mercury_docs, session_dirs, sleuth};
 use futures::StreamExt;
 use serde_json::{Value, json};
-use serve_support::{Server, corpus_flag, listed, mercury_docs, session_dirs, sleuth};
 
 fn client() -> reqwest::Client {
     sleuth::tls::install_crypto_provider();

@@ -4,18 +4,16 @@
 //! with reserved characters through every output.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-mod serve_support;
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use crate::support;
+use crate::support::serve::{Server, corpus_flag, listed, mercury_docs};
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
-use serve_support::{Server, corpus_flag, listed, mercury_docs};
 use support::bin::{DEFAULT_LIMIT, run_limited, sleuth, sleuth_command};
 
 fn client() -> reqwest::Client {

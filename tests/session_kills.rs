@@ -5,12 +5,11 @@
 //! `resume` takes every one to the end.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-mod support;
-
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use crate::support;
 use sleuth::session::SessionDir;
 use sleuth::session::list::{Status, list_sessions};
 use support::bin::{sleuth_cmd, sleuth_command};

@@ -5,13 +5,10 @@
 //! indexed and cited by page.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-#[path = "support/bin.rs"]
-#[allow(dead_code)]
-mod bin;
-
 use std::path::Path;
 use std::time::Duration;
 
+use crate::support::bin;
 use sleuth::search::local::extract::test_pdf;
 use wiremock::matchers::path;
 use wiremock::{Mock, MockServer, ResponseTemplate};

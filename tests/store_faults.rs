@@ -3,8 +3,7 @@
 //! corpus folder, one huge file.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-mod support;
-
+use crate::support;
 use assert_cmd::Command;
 use sleuth::session::SessionDir;
 use support::bin::{DEFAULT_LIMIT, output_within, sleuth_cmd};

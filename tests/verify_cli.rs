@@ -3,16 +3,13 @@
 //! loopback HTTP servers (wiremock), every child process under a timeout.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-#[allow(dead_code)]
-#[path = "web/mock.rs"]
-mod mock;
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use crate::support;
+use crate::support::web_mock;
 use serde_json::Value;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
@@ -107,10 +104,10 @@ async fn sleuths_own_report_verifies_from_its_files_and_from_its_session() {
 /// A loopback site: the city's watering page and a newspaper's fines page.
 async fn site() -> MockServer {
     let server = MockServer::start().await;
-    mock::html_page(
+    web_mock::html_page(
         &server,
         "/water",
-        mock::article(
+        web_mock::article(
             "Watering rules",
             "2025-06-01",
             &[
@@ -120,10 +117,10 @@ async fn site() -> MockServer {
         ),
     )
     .await;
-    mock::html_page(
+    web_mock::html_page(
         &server,
         "/fines",
-        mock::article(
+        web_mock::article(
             "Fines",
             "2025-06-02",
             &["A first breach costs 50 euros. A second breach of the watering rules costs 150 euros."],
@@ -260,7 +257,7 @@ async fn a_bundle_rechecks_offline_and_any_changed_byte_fails() {
 async fn changing_site(version: Arc<AtomicUsize>) -> MockServer {
     let server = MockServer::start().await;
     let page_url = format!("{}/widgets", server.uri());
-    mock::searxng(&server, move |_| vec![mock::hit(&page_url, "Widget wiring")]).await;
+    web_mock::searxng(&server, move |_| vec![web_mock::hit(&page_url, "Widget wiring")]).await;
     Mock::given(method("GET"))
         .and(path("/widgets"))
         .respond_with(move |_: &Request| {
@@ -269,7 +266,7 @@ async fn changing_site(version: Arc<AtomicUsize>) -> MockServer {
             } else {
                 "Widgets now pair with gadgets over a short-range radio link."
             };
-            let html = mock::article(
+            let html = web_mock::article(
                 "Widget wiring",
                 "2025-06-01",
                 &[fact, "The lab measured the connection over many spring trials with care and patience."],

@@ -5,11 +5,10 @@
 //! (`pdftotext`, poppler-utils).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-mod support;
-
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::support;
 use serde_json::Value;
 use sleuth::engine::memory::{InMemoryStore, MemorySettings, MemoryStore};
 use sleuth::engine::model::SourceId;

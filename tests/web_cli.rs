@@ -5,18 +5,14 @@
 //! and the report on stdout.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-#[allow(dead_code)]
-#[path = "web/mock.rs"]
-mod mock;
-mod support;
-
 use std::net::TcpListener;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use mock::*;
+use crate::support;
+use crate::support::web_mock::*;
 use serde_json::Value;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};

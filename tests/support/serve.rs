@@ -8,9 +8,7 @@ use std::process::{Child, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-#[path = "../corpora/mercury.rs"]
-mod mercury;
-pub use mercury::mercury_docs;
+pub use super::mercury::mercury_docs;
 
 fn write(root: &Path, rel: &str, bytes: impl AsRef<[u8]>) {
     let path = root.join(rel);
@@ -23,7 +21,7 @@ pub struct Server {
     pub child: Child,
     pub base: String,
     pub stderr: Arc<Mutex<String>>,
-    pub lines: super::support::bin::Lines,
+    pub lines: super::bin::Lines,
 }
 
 impl Server {
@@ -38,13 +36,13 @@ impl Server {
     /// `start`, returning as soon as the server listens (its index may
     /// still be building).
     pub fn listening(home: &Path, args: &[&str], envs: &[(&str, &str)]) -> Server {
-        let mut cmd = super::support::bin::sleuth_command(home);
+        let mut cmd = super::bin::sleuth_command(home);
         cmd.arg("serve").args(["--bind", "127.0.0.1:0"]).args(args);
         for (k, v) in envs {
             cmd.env(k, v);
         }
         let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().expect("spawn");
-        let lines = super::support::bin::Lines::follow(child.stderr.take().expect("stderr"));
+        let lines = super::bin::Lines::follow(child.stderr.take().expect("stderr"));
         let line = lines.wait_for("listening on ", Duration::from_secs(120));
         let rest = line.split("listening on ").nth(1).unwrap_or_default();
         let base = rest.split_whitespace().next().expect("address").to_string();
@@ -81,7 +79,7 @@ impl Drop for Server {
 /// `sleuth args…` with `SLEUTH_HOME` = `home`: (exit code, stdout, stderr),
 /// under the shared time limit.
 pub fn sleuth(home: &Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let ran = super::support::bin::sleuth(home, args);
+    let ran = super::bin::sleuth(home, args);
     (ran.code, ran.stdout, ran.stderr)
 }
 
