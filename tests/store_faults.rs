@@ -4,19 +4,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 use crate::support;
-use assert_cmd::Command;
 use sleuth::session::SessionDir;
-use support::bin::{DEFAULT_LIMIT, output_within, sleuth_cmd};
+use support::bin::{DEFAULT_LIMIT, output, output_and_peak_rss, output_within, sleuth_cmd, sleuth_command, texts};
 use support::e2e::{files_under, long_session, session_ids, write_corpus};
-
-fn output(cmd: &mut Command) -> (Option<i32>, String, String) {
-    let out = cmd.output().unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 #[test]
 fn resume_with_the_source_texts_deleted_says_so() {
@@ -105,15 +95,6 @@ fn a_link_out_of_the_corpus_is_neither_indexed_nor_cited() {
     }
 }
 
-/// The largest resident size (bytes) of any child waited for so far.
-#[cfg(unix)]
-fn children_max_rss() -> u64 {
-    // SAFETY: getrusage fills the zeroed struct it is given.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    assert_eq!(unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) }, 0);
-    usage.ru_maxrss as u64 * 1024
-}
-
 #[cfg(unix)]
 #[test]
 fn a_large_file_of_one_paragraph_is_indexed_in_bounded_memory() {
@@ -135,9 +116,12 @@ fn a_large_file_of_one_paragraph_is_indexed_in_bounded_memory() {
     }
     std::fs::write(corpus.join("log.txt"), &text).unwrap();
     drop(text);
-    let (code, out, err) = output(sleuth_cmd(&home).arg("index").arg(&corpus));
+    let mut index = sleuth_command(&home);
+    index.arg("index").arg(&corpus);
+    // Its own peak, not that of every child of this binary's tests.
+    let (out, peak) = output_and_peak_rss(index, DEFAULT_LIMIT);
+    let (code, out, err) = texts(out);
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("1 page"), "{out}");
-    let peak = children_max_rss();
     assert!(peak < 16 * SIZE as u64, "peak resident size {} MiB for a {} MB file", peak >> 20, SIZE / 1_000_000);
 }

@@ -9,6 +9,7 @@ pub mod disk;
 pub mod e2e;
 pub mod llm;
 pub mod local_engine;
+pub mod mcp;
 pub mod mercury;
 pub mod opensearch;
 pub mod scripted;
