@@ -183,6 +183,23 @@ pub fn output_and_peak_rss(mut cmd: Command, limit: Duration) -> (Output, u64) {
     (Output { status: ExitStatus::from_raw(status), stdout: text(out), stderr: text(err) }, peak)
 }
 
+/// Runs the test `name` of `module` (its `module_path!()`) again, alone, in
+/// a child of this test binary with `env` added, and fails when it fails
+/// there: for a test whose code reads a variable of the process.
+/// `set_var` here would race the binary's other tests on their threads.
+pub fn rerun_with_env(module: &str, name: &str, env: &[(&str, &str)]) {
+    // The binary's name comes first in `module_path!()`; test names start after it.
+    let path = module.split_once("::").map_or(String::new(), |(_, m)| format!("{m}::"));
+    let test = format!("{path}{name}");
+    let mut cmd = Command::new(std::env::current_exe().expect("the test binary"));
+    cmd.args([&test, "--exact", "--test-threads=1", "--nocapture"]).envs(env.iter().copied());
+    let (code, stdout, stderr) = texts(output_of(cmd, DEFAULT_LIMIT).expect("the test binary starts"));
+    assert!(
+        code == Some(0) && stdout.contains("test result: ok. 1 passed"),
+        "{test}, run again with {env:?}:\n{stdout}\n{stderr}"
+    );
+}
+
 /// What a finished command did.
 #[derive(Debug)]
 pub struct Ran {
