@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use crate::support;
 use sleuth::session::SessionDir;
-use support::bin::{output, output_and_peak_rss, sleuth_command, sleuth_within, texts};
+use support::bin::{output, sleuth_command, sleuth_within, texts};
 use support::e2e::{session_ids, write_corpus};
 
 /// Every child gets this long; a hang fails the test instead of stalling it.
@@ -144,7 +144,8 @@ fn a_reused_pid_in_a_free_lock_is_not_running() {
     assert!(row.contains("finished") && !row.contains("running"), "{table}");
 }
 
-#[cfg(unix)]
+// Each command's peak is read from /proc.
+#[cfg(target_os = "linux")]
 #[test]
 fn a_fifo_a_device_and_a_huge_torn_tail_neither_block_nor_bloat() {
     let h = home();
@@ -207,7 +208,7 @@ fn a_fifo_a_device_and_a_huge_torn_tail_neither_block_nor_bloat() {
     let mut measured = |args: &[&str]| {
         let mut cmd = sleuth_command(&h.home);
         cmd.args(args);
-        let (out, rss) = output_and_peak_rss(cmd, TIMEOUT);
+        let (out, rss) = support::bin::output_and_peak_rss(&mut cmd, TIMEOUT);
         peak = peak.max(rss);
         texts(out)
     };

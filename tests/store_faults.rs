@@ -5,7 +5,7 @@
 
 use crate::support;
 use sleuth::session::SessionDir;
-use support::bin::{DEFAULT_LIMIT, output, output_and_peak_rss, output_within, sleuth_cmd, sleuth_command, texts};
+use support::bin::{DEFAULT_LIMIT, hermetic, output, output_of, sleuth_cmd, sleuth_command, sleuth_path, texts};
 use support::e2e::{files_under, long_session, session_ids, write_corpus};
 
 #[test]
@@ -51,16 +51,9 @@ fn a_full_disk_leaves_no_temporary_file_and_says_so_once() {
         "trap '' XFSZ; ulimit -f 128; exec \"$0\" run --set local.corpus={} 'How does a widget connect to the gadget bus?'",
         corpus.display()
     );
-    let child = std::process::Command::new("bash")
-        .args(["-c", &script, assert_cmd::cargo::cargo_bin("sleuth").to_str().unwrap()])
-        .env("SLEUTH_HOME", &home)
-        .env_remove("SLEUTH_LOG")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let out = output_within(child, DEFAULT_LIMIT, "`sleuth run` under a file-size limit");
+    let mut bash = std::process::Command::new("bash");
+    bash.args(["-c", &script, sleuth_path().to_str().unwrap()]);
+    let out = output_of(hermetic(&mut bash, &home), DEFAULT_LIMIT).unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert_eq!(err.matches("File too large").count(), 1, "the OS error once: {err}");
@@ -95,7 +88,8 @@ fn a_link_out_of_the_corpus_is_neither_indexed_nor_cited() {
     }
 }
 
-#[cfg(unix)]
+// The peak is read from /proc.
+#[cfg(target_os = "linux")]
 #[test]
 fn a_large_file_of_one_paragraph_is_indexed_in_bounded_memory() {
     let tmp = tempfile::tempdir().unwrap();
@@ -119,7 +113,7 @@ fn a_large_file_of_one_paragraph_is_indexed_in_bounded_memory() {
     let mut index = sleuth_command(&home);
     index.arg("index").arg(&corpus);
     // Its own peak, not that of every child of this binary's tests.
-    let (out, peak) = output_and_peak_rss(index, DEFAULT_LIMIT);
+    let (out, peak) = support::bin::output_and_peak_rss(&mut index, DEFAULT_LIMIT);
     let (code, out, err) = texts(out);
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("1 page"), "{out}");

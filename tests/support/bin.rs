@@ -137,19 +137,21 @@ pub async fn output_async(mut cmd: assert_cmd::Command) -> std::process::Output 
 /// Runs any program to its end — stdin empty, stdout and stderr read while
 /// it runs — killing it and failing the test past `limit`. An error only
 /// when it cannot start (it is not installed).
-pub fn output_of(mut cmd: Command, limit: Duration) -> std::io::Result<Output> {
+pub fn output_of(cmd: &mut Command, limit: Duration) -> std::io::Result<Output> {
     let what = format!("{cmd:?}");
     let child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
     Ok(output_within(child, limit, &what))
 }
 
 /// Runs `cmd` as [`output_of`] does and measures its own peak resident
-/// size (bytes), from `wait4`. Not `getrusage(RUSAGE_CHILDREN)`: that is
-/// the largest of every child this process waited for, and the binary's
-/// other tests start many.
-#[cfg(unix)]
-pub fn output_and_peak_rss(mut cmd: Command, limit: Duration) -> (Output, u64) {
-    use std::os::unix::process::ExitStatusExt;
+/// size (bytes): the largest `VmHWM` of its `/proc/<pid>/status`, read
+/// every 5 ms while it runs (a rise in its last milliseconds goes unseen).
+/// Not `getrusage(RUSAGE_CHILDREN)`, the largest of every child this
+/// process waited for (the binary's other tests start many), nor `wait4`'s
+/// peak, which counts the image the child was spawned from: this whole
+/// test process.
+#[cfg(target_os = "linux")]
+pub fn output_and_peak_rss(cmd: &mut Command, limit: Duration) -> (Output, u64) {
     let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -157,30 +159,29 @@ pub fn output_and_peak_rss(mut cmd: Command, limit: Duration) -> (Output, u64) {
         .spawn()
         .unwrap_or_else(|e| panic!("{cmd:?} cannot start: {e}"));
     let (out, err) = (drain(child.stdout.take().expect("stdout")), drain(child.stderr.take().expect("stderr")));
-    let pid = libc::pid_t::try_from(child.id()).expect("pid");
+    // `spawn` returns once the child has run `exec`: its memory from here on is its own.
+    let proc_status = format!("/proc/{}/status", child.id());
+    let high_water = || {
+        let text = std::fs::read_to_string(&proc_status).ok()?;
+        let kb = text.lines().find_map(|l| l.strip_prefix("VmHWM:"))?.trim().trim_end_matches("kB").trim();
+        kb.parse::<u64>().ok().map(|kb| kb * 1024)
+    };
     let deadline = Instant::now() + limit;
-    let mut status = 0;
-    // SAFETY: rusage is plain integers; all zeroes is a valid value.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    loop {
-        // SAFETY: reaps only this child, writing to the two values given.
-        let reaped = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
-        if reaped == pid {
-            break;
+    let mut peak = 0;
+    let status = loop {
+        peak = peak.max(high_water().unwrap_or(0));
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
         }
-        assert_eq!(reaped, 0, "wait4: {}", std::io::Error::last_os_error());
         if Instant::now() >= deadline {
             let _ = child.kill();
             let _ = child.wait();
             panic!("{cmd:?} ran longer than {limit:?} and was killed");
         }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    // `wait4` reaped the child; its handle goes without waiting again.
-    drop(child);
+        std::thread::sleep(Duration::from_millis(5));
+    };
     let text = |rx: mpsc::Receiver<String>| rx.recv_timeout(Duration::from_secs(10)).unwrap_or_default().into_bytes();
-    let peak = u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024;
-    (Output { status: ExitStatus::from_raw(status), stdout: text(out), stderr: text(err) }, peak)
+    (Output { status, stdout: text(out), stderr: text(err) }, peak)
 }
 
 /// Runs the test `name` of `module` (its `module_path!()`) again, alone, in
@@ -193,7 +194,7 @@ pub fn rerun_with_env(module: &str, name: &str, env: &[(&str, &str)]) {
     let test = format!("{path}{name}");
     let mut cmd = Command::new(std::env::current_exe().expect("the test binary"));
     cmd.args([&test, "--exact", "--test-threads=1", "--nocapture"]).envs(env.iter().copied());
-    let (code, stdout, stderr) = texts(output_of(cmd, DEFAULT_LIMIT).expect("the test binary starts"));
+    let (code, stdout, stderr) = texts(output_of(&mut cmd, DEFAULT_LIMIT).expect("the test binary starts"));
     assert!(
         code == Some(0) && stdout.contains("test result: ok. 1 passed"),
         "{test}, run again with {env:?}:\n{stdout}\n{stderr}"
