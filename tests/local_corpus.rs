@@ -357,18 +357,18 @@ fn ctrl_c_at_the_ask_prompt_cancels() {
     let (root, home) = (dir.path().join("mercury"), dir.path().join("home"));
     mercury_docs(&root);
     let flag = format!("local.corpus={}", root.display());
-    let mut child = bin::sleuth_command(&home)
-        .args(["run", "--set", &flag, "--ask", "stdin", "What is mercury?"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
+    let mut child = bin::spawn(
+        bin::sleuth_command(&home)
+            .args(["run", "--set", &flag, "--ask", "stdin", "What is mercury?"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped()),
+    );
     let _stdin_stays_open = child.stdin.take();
     let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
     let pid = i32::try_from(child.id()).expect("pid");
     // Past the limit the child is killed: its stderr ends and the test fails.
-    let exit = bin::watch(child, bin::DEFAULT_LIMIT);
+    let exit = bin::watch(child.into_inner(), bin::DEFAULT_LIMIT);
     let mut seen = String::new();
     let mut buf = Vec::new();
     // The prompt ends without a newline: read up to its colon.

@@ -4,10 +4,11 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
+use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::bin::Spawned;
 pub use super::mercury::mercury_docs;
 
 fn write(root: &Path, rel: &str, bytes: impl AsRef<[u8]>) {
@@ -16,9 +17,9 @@ fn write(root: &Path, rel: &str, bytes: impl AsRef<[u8]>) {
     std::fs::write(path, bytes).expect("write");
 }
 
-/// A running `sleuth serve`; killed when dropped.
+/// A running `sleuth serve`; killed when dropped (its child is [`Spawned`]).
 pub struct Server {
-    pub child: Child,
+    pub child: Spawned,
     pub base: String,
     pub stderr: Arc<Mutex<String>>,
     pub lines: super::bin::Lines,
@@ -41,7 +42,8 @@ impl Server {
         for (k, v) in envs {
             cmd.env(k, v);
         }
-        let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().expect("spawn");
+        cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
+        let mut child = super::bin::spawn(&mut cmd);
         let lines = super::bin::Lines::follow(child.stderr.take().expect("stderr"));
         let line = lines.wait_for("listening on ", Duration::from_secs(120));
         let rest = line.split("listening on ").nth(1).unwrap_or_default();
@@ -69,25 +71,11 @@ impl Server {
     }
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// `sleuth args…` with `SLEUTH_HOME` = `home`: (exit code, stdout, stderr),
-/// under the shared time limit.
-pub fn sleuth(home: &Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let ran = super::bin::sleuth(home, args);
-    (ran.code, ran.stdout, ran.stderr)
-}
-
 /// `sleuth sessions --json`, parsed.
 pub fn listed(home: &Path) -> Vec<serde_json::Value> {
-    let (code, out, err) = sleuth(home, &["sessions", "--json"]);
-    assert_eq!(code, Some(0), "{err}");
-    serde_json::from_str(&out).expect("json list")
+    let ran = super::bin::sleuth(home, &["sessions", "--json"]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    serde_json::from_str(&ran.stdout).expect("json list")
 }
 
 pub fn session_dirs(home: &Path) -> Vec<PathBuf> {
