@@ -4,7 +4,7 @@
 //! `tests/support/` holds what several modules share (the child-process
 //! helpers in `support::bin`, scripted parts, fake servers, corpora);
 //! `tests/fixtures/` the data. Run one topic with `cargo test --test it
-//! <topic>::`.
+//! <topic>::`. `suite` checks that every file here is declared below.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
 mod support;
@@ -43,6 +43,7 @@ mod sessions;
 mod sources_cli;
 mod stale_index;
 mod store_faults;
+mod suite;
 mod tui;
 mod verify_checked;
 mod verify_cli;
