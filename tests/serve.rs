@@ -6,7 +6,8 @@ use std::time::{Duration, Instant};
 
 use crate::support;
 use crate::support::bin::{output, sleuth_cmd};
-use crate::support::serve::{Server, corpus_flag, listed, mercury_docs, session_dirs};
+use crate::support::mercury::mercury_docs;
+use crate::support::serve::{Server, corpus_flag, listed, session_dirs};
 use futures::StreamExt;
 use serde_json::{Value, json};
 

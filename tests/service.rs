@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::support;
-use crate::support::serve::{Server, corpus_flag, listed, mercury_docs};
+use crate::support::mercury::mercury_docs;
+use crate::support::serve::{Server, corpus_flag, listed};
 use rmcp::RoleClient;
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;

@@ -9,7 +9,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::bin::Spawned;
-pub use super::mercury::mercury_docs;
 
 fn write(root: &Path, rel: &str, bytes: impl AsRef<[u8]>) {
     let path = root.join(rel);
