@@ -96,3 +96,57 @@ fn the_ask_window_shows_the_keys_the_user_bound() {
     assert!(!window[0].contains("enter") && !window[0].contains("esc"), "{}", window[0]);
     assert_one_wording(&app);
 }
+
+/// 27.18 on the real binary in tmux: a session recorded in step mode,
+/// forked with `--theme`, continues in the TUI in that theme; stepped to its
+/// end, the header says it ended instead of `LIVE · step mode`.
+#[test]
+fn a_fork_with_a_theme_steps_to_its_end_in_the_tui_and_the_header_says_it_ended() {
+    use std::time::{Duration, Instant};
+
+    use super::tmux::{self, Tmux};
+    if crate::support::bin::missing_tool("tmux", tmux::available(), "apt-get install tmux") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let corpus = home.join("corpus");
+    crate::support::e2e::write_corpus(&corpus);
+    let flag = format!("local.corpus={}", corpus.display());
+    let question = "How does widget 3 connect to its gadget?";
+    let config = format!(
+        "[research]\nstep_mode = true\n[limits]\nmax_iterations = 2\n[decide]\nconfidence_threshold = 1.0\n[local]\ncorpus = {:?}\n",
+        corpus.display().to_string()
+    );
+    std::fs::write(home.join("config.toml"), config).unwrap();
+    // Headless, step mode runs on: nobody can step without a terminal.
+    let ran = crate::support::bin::sleuth(home, &["run", "--set", &flag, question]);
+    assert!(matches!(ran.code, Some(0) | Some(4)), "{}", ran.stderr);
+    let id = crate::support::e2e::session_ids(home).pop().expect("the session");
+
+    let t = Tmux::start("fork-theme", home, &["fork", &id, "--from", "1", "--theme", "light"], 100, 30);
+    t.wait_for(&["LIVE", question], Duration::from_secs(20));
+    // The light theme's title bar (#005faf), not the dark one's.
+    let styled = t.styled_screen();
+    let title = styled.lines().next().unwrap_or_default();
+    assert!(title.contains("48;2;0;95;175"), "the title bar is not in the light theme: {title:?}");
+    // Step until it ends.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let ended = loop {
+        let screen = t.screen();
+        if screen.lines().next().is_some_and(|l| l.contains("ENDED")) {
+            break screen;
+        }
+        if screen.contains("paused (step mode)") {
+            t.keys(&["s"]);
+        }
+        assert!(Instant::now() < deadline, "the fork did not end:\n{screen}");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let header = ended.lines().next().unwrap_or_default();
+    assert!(!header.contains("step mode") && !header.contains("LIVE"), "{header}");
+    assert!(header.contains("ENDED · finished") || header.contains("ENDED · unanswered"), "{header}");
+    t.keys(&["q"]);
+    let bye = t.wait_for(&["[exit"], Duration::from_secs(20));
+    assert!(bye.contains("session saved:"), "{bye}");
+}
