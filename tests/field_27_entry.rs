@@ -89,3 +89,92 @@ fn resume_and_fork_take_the_theme_flag_and_check_it_before_touching_a_session() 
     assert_eq!(session_ids(home).len(), 2, "{}", ran.stderr);
     let _ = (run_limited, sleuth_command, DEFAULT_LIMIT);
 }
+
+/// A folder of garden rules; `titled` gives each page a title of several
+/// words, else one word (as short notes often have).
+fn garden_corpus(dir: &Path, titled: bool) {
+    std::fs::create_dir_all(dir).unwrap();
+    let pages = [
+        ("watering.md", "Watering during a drought", "Watering", "During a declared drought, gardens may be watered only before eight in the morning and after seven in the evening, with a watering can and never with a hose. Neighbours report hoses to the committee."),
+        ("fees.md", "Plot fees and payment", "Fees", "A garden plot costs forty-five euros per year. The fee is paid to the treasurer in March, in cash or by transfer."),
+        ("compost.md", "Compost bins", "Compost", "Compost bins are emptied every Friday by the volunteers."),
+    ];
+    for (file, long, short, text) in pages {
+        let title = if titled { long } else { short };
+        std::fs::write(dir.join(file), format!("# {title}\n\n{text}\n")).unwrap();
+    }
+}
+
+/// The `provider local` row of a doctor table: (status, query probed).
+fn local_probe(table: &str) -> (String, String) {
+    let row = table.lines().find(|l| l.trim_start().starts_with("provider local")).unwrap_or_else(|| panic!("{table}"));
+    let status = row.split_whitespace().nth(2).unwrap_or_default().to_string();
+    let query = row.split('"').nth(1).unwrap_or_else(|| panic!("no query in {row}")).to_string();
+    (status, query)
+}
+
+/// 27.17: `doctor` on another corpus probes it with words of that corpus
+/// (a title, or the words of a page when titles are single words), and
+/// says where its settings came from when `--set` gave them.
+#[test]
+fn doctor_on_another_corpus_probes_it_with_its_own_words_and_names_where_settings_came_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    for titled in [true, false] {
+        let corpus = dir.path().join(if titled { "titled" } else { "notes" });
+        garden_corpus(&corpus, titled);
+        let text: String = std::fs::read_dir(&corpus)
+            .unwrap()
+            .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap().to_lowercase())
+            .collect();
+        let ran = sleuth(&home, &["doctor", "--set", &corpus_flag(&corpus)]);
+        assert_eq!(ran.code, Some(0), "{}\n{}", ran.stdout, ran.stderr);
+        let (status, query) = local_probe(&ran.stdout);
+        assert_eq!(status, "ok", "the probe finds the corpus's pages:\n{}", ran.stdout);
+        assert!(!query.contains("rust") && query != "boiling point of water", "{}", ran.stdout);
+        for word in query.split_whitespace() {
+            assert!(text.contains(word), "`{word}` of the probe \"{query}\" is not in the corpus:\n{}", ran.stdout);
+        }
+        if titled {
+            assert!(["watering during a drought", "plot fees and payment"].contains(&query.as_str()), "{query}");
+        }
+        // No config file, one --set: named in the order they apply.
+        let header = ran.stdout.lines().next().unwrap_or_default();
+        assert!(!header.contains("config: built-in defaults"), "{header}");
+        assert!(header.contains("--set local.corpus"), "{header}");
+        let file = home.join("config.toml");
+        assert!(header.contains(&format!("no config file at {}", file.display())), "{header}");
+        assert!(
+            header.find("--set local.corpus") < header.find("built-in defaults"),
+            "--set is named before what it overrides: {header}"
+        );
+    }
+}
+
+/// 27.17: an unreachable model is one failure, with the fix `run` gives.
+#[test]
+fn doctor_gives_an_unreachable_model_the_fix_run_gives_and_counts_it_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let corpus = dir.path().join("garden");
+    garden_corpus(&corpus, true);
+    // A port nothing listens on: bound, then closed.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("llm.base_url=http://127.0.0.1:{port}/v1");
+    let flag = corpus_flag(&corpus);
+    let doctor = sleuth(&home, &["doctor", "--reasoner", "llm", "--set", &url, "--set", &flag]);
+    assert_eq!(doctor.code, Some(1), "{}", doctor.stdout);
+    let lines: Vec<&str> = doctor.stdout.lines().collect();
+    let at = lines.iter().position(|l| l.starts_with("llm endpoint `default`")).unwrap_or_else(|| panic!("{}", doctor.stdout));
+    assert!(lines[at].contains("FAIL") && lines[at].contains("unreachable"), "{}", doctor.stdout);
+    let fix = lines[at + 1].trim();
+    assert!(fix.starts_with("fix: start the server") && fix.contains("--reasoner builtin"), "{}", doctor.stdout);
+    assert!(doctor.stdout.contains("1 required check failed: llm endpoint `default`"), "{}", doctor.stdout);
+
+    // `run` on the same setup says the same fix.
+    let run = sleuth(&home, &["run", "--reasoner", "llm", "--set", &url, "--set", &flag, "What does a plot cost?"]);
+    assert_ne!(run.code, Some(0), "{}", run.stderr);
+    let run_fix = run.stderr.lines().find(|l| l.trim_start().starts_with("fix:")).unwrap_or_else(|| panic!("{}", run.stderr));
+    let shared = "start the server (Ollama: `ollama serve`; llama.cpp: `llama-server -m model.gguf --port 8080`; vLLM: `vllm serve MODEL`), or set [llm] base_url to where it runs";
+    assert!(run_fix.contains(shared) && fix.contains(shared), "doctor: {fix}\nrun: {run_fix}");
+}
