@@ -6,11 +6,21 @@
 //! (item 8).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
+#[path = "llm_support/mod.rs"]
+mod llm_support;
+mod serve_support;
 mod support;
 
 use std::path::Path;
+use std::time::Duration;
 
-use support::bin::{DEFAULT_LIMIT, Ran, run_limited, sleuth, sleuth_command};
+use llm_support::{Behaviour, FakeLlm};
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use serde_json::Value;
+use serve_support::{Server, mercury_docs};
+use support::bin::{DEFAULT_LIMIT, Ran, output_async, run_limited, sleuth, sleuth_cmd, sleuth_command};
 use support::e2e::{session_ids, write_corpus};
 
 /// `--set local.corpus=<dir>`.
@@ -87,7 +97,6 @@ fn resume_and_fork_take_the_theme_flag_and_check_it_before_touching_a_session() 
     let ran = sleuth(home, &["fork", &id, "--from", "1", "--create-only", "--theme", "mine"]);
     assert_eq!(ran.code, Some(0), "{}", ran.stderr);
     assert_eq!(session_ids(home).len(), 2, "{}", ran.stderr);
-    let _ = (run_limited, sleuth_command, DEFAULT_LIMIT);
 }
 
 /// A folder of garden rules; `titled` gives each page a title of several
@@ -177,4 +186,133 @@ fn doctor_gives_an_unreachable_model_the_fix_run_gives_and_counts_it_once() {
     let run_fix = run.stderr.lines().find(|l| l.trim_start().starts_with("fix:")).unwrap_or_else(|| panic!("{}", run.stderr));
     let shared = "start the server (Ollama: `ollama serve`; llama.cpp: `llama-server -m model.gguf --port 8080`; vLLM: `vllm serve MODEL`), or set [llm] base_url to where it runs";
     assert!(run_fix.contains(shared) && fix.contains(shared), "doctor: {fix}\nrun: {run_fix}");
+}
+
+/// 27.17: a search chain whose one provider fails is one failure, named
+/// once (not "search chain 1, provider local").
+#[test]
+fn doctor_counts_a_failed_chain_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-folder");
+    let ran = sleuth(&dir.path().join("home"), &["doctor", "--set", &corpus_flag(&missing)]);
+    assert_eq!(ran.code, Some(1), "{}", ran.stdout);
+    let chain = ran.stdout.lines().find(|l| l.starts_with("search chain 1")).unwrap_or_default();
+    assert!(chain.contains("FAIL"), "{}", ran.stdout);
+    assert!(ran.stdout.contains("1 required check failed: search chain 1\n"), "{}", ran.stdout);
+}
+
+/// 27.3: a session whose model failed (the built-in took over: exit 6) is
+/// `degraded` wherever sessions are listed: `sessions` (table and JSON),
+/// `GET /sessions` and `/sessions/{id}`, and the MCP `list_sessions` tool.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_degraded_session_is_listed_degraded_by_the_cli_http_and_mcp() {
+    let fake = FakeLlm::start().await;
+    // Every DRAFT call is refused (a 400 is not retried): the built-in drafts.
+    for _ in 0..20 {
+        fake.queue("draft", Behaviour::Status(400, None, "the model cannot do this".into()));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let corpus = dir.path().join("corpus");
+    write_corpus(&corpus);
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(
+        home.join("config.toml"),
+        format!(
+            "[research]\npreset = \"simple\"\n[local]\ncorpus = {:?}\n[llm]\nbase_url = \"{}\"\nmodel = \"test-model\"\n",
+            corpus.display().to_string(),
+            fake.base_url()
+        ),
+    )
+    .unwrap();
+    let mut cmd = sleuth_cmd(&home);
+    cmd.args(["run", "--reasoner", "llm", "What is the latency of widget 5?"]);
+    let run = output_async(cmd).await;
+    assert_eq!(run.status.code(), Some(6), "{}", String::from_utf8_lossy(&run.stderr));
+    let id = session_ids(&home).pop().expect("the session");
+
+    let table = sleuth(&home, &["sessions"]);
+    let row = table.stdout.lines().find(|l| l.starts_with(&id)).unwrap_or_else(|| panic!("{}", table.stdout));
+    assert!(row.contains(" degraded ") && !row.contains("finished"), "{row}");
+    let listed: Value = serde_json::from_str(&sleuth(&home, &["sessions", "--json"]).stdout).unwrap();
+    assert_eq!(listed[0]["status"], "degraded", "{listed}");
+    assert_eq!(listed[0]["summary"]["status"], "degraded", "{listed}");
+
+    // Over HTTP.
+    let server = tokio::task::spawn_blocking({
+        let home = home.clone();
+        move || Server::start(&home, &[], &[])
+    })
+    .await
+    .unwrap();
+    sleuth::tls::install_crypto_provider();
+    let c = reqwest::Client::builder().timeout(Duration::from_secs(60)).build().unwrap();
+    let all: Value = c.get(server.url("/sessions")).send().await.unwrap().json().await.unwrap();
+    assert_eq!(all[0]["id"], id.as_str(), "{all}");
+    assert_eq!(all[0]["status"], "degraded", "{all}");
+    let one: Value = c.get(server.url(&format!("/sessions/{id}"))).send().await.unwrap().json().await.unwrap();
+    assert_eq!(one["status"], "degraded", "{one}");
+    drop(server);
+
+    // Over MCP, with the SDK's client.
+    let bin = assert_cmd::cargo::cargo_bin("sleuth");
+    let transport = TokioChildProcess::new(tokio::process::Command::new(bin).configure(|cmd| {
+        cmd.env("SLEUTH_HOME", &home).env_remove("SLEUTH_LOG").arg("mcp").kill_on_drop(true);
+    }))
+    .unwrap();
+    let client = tokio::time::timeout(DEFAULT_LIMIT, ().serve(transport)).await.expect("initialized in time").unwrap();
+    let params = CallToolRequestParams::new("list_sessions");
+    let listed = tokio::time::timeout(DEFAULT_LIMIT, client.call_tool(params)).await.expect("answered in time").unwrap();
+    let listed = serde_json::to_value(listed).unwrap();
+    assert_eq!(listed["structuredContent"]["sessions"][0]["status"], "degraded", "{listed}");
+    let text = listed["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.contains(&format!("{id} · degraded")), "{text}");
+    let _ = client.cancel().await;
+}
+
+/// 27.8: a headless ASK answered with a number no option has is refused
+/// with the options shown again; the next line picks one, and the run
+/// ends with a report that has sources of that meaning.
+#[test]
+fn a_number_no_option_has_is_refused_with_the_options_and_the_next_answer_finishes_with_sources() {
+    let dir = tempfile::tempdir().unwrap();
+    let (corpus, home) = (dir.path().join("mercury"), dir.path().join("home"));
+    mercury_docs(&corpus);
+    let flag = corpus_flag(&corpus);
+    let ask = |input: &str| {
+        let mut cmd = sleuth_command(&home);
+        cmd.args(["run", "--set", &flag, "--ask", "stdin", "What is mercury?"]);
+        run_limited(cmd, input, DEFAULT_LIMIT)
+    };
+    let ran = ask("7\n2\n");
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    // The options as first shown: "  1. …", "  2. …".
+    let options: Vec<String> = ran
+        .stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("  1. ").or_else(|| l.strip_prefix("  2. ")))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(options.len(), 2, "{}", ran.stderr);
+    let refusal = ran.stderr.lines().find(|l| l.contains("7 is not an option's number")).unwrap_or_else(|| panic!("{}", ran.stderr));
+    assert!(
+        refusal.contains(&format!("1. {}", options[0])) && refusal.contains(&format!("2. {}", options[1])),
+        "the options are shown again: {refusal}"
+    );
+    assert_eq!(ran.stderr.matches("answer (number or text):").count(), 2, "asked again: {}", ran.stderr);
+    let sources: Vec<&str> = ran.stdout.lines().filter(|l| l.starts_with("- [")).collect();
+    assert!(!sources.is_empty(), "the report has sources:\n{}", ran.stdout);
+    // The second meaning was chosen: its pages are the sources.
+    let chosen = if options[1].contains("planet") { "planet/" } else { "element/" };
+    assert!(sources.iter().all(|s| s.contains(chosen)), "{chosen}: {sources:?}");
+    let id = session_ids(&home).pop().unwrap();
+    let exported: Value = serde_json::from_str(&sleuth(&home, &["export", &id, "--format", "json"]).stdout).unwrap();
+    let answer = &exported["session"]["asks"][0]["answer"];
+    assert_eq!((answer["kind"].as_str(), answer["index"].as_u64()), (Some("choice"), Some(1)), "{answer}");
+
+    // Words that match no option are kept as a constraint, and the sources stay.
+    let ran = ask("bananas\n");
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    assert!(ran.stdout.contains("you chose “bananas”"), "{}", ran.stdout);
+    assert!(ran.stdout.lines().any(|l| l.starts_with("- [")), "sources kept:\n{}", ran.stdout);
 }
