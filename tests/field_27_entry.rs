@@ -79,7 +79,7 @@ fn resume_and_fork_take_the_theme_flag_and_check_it_before_touching_a_session() 
     // No such theme: refused, and nothing written or created.
     refused(&sleuth(home, &["resume", &id, "--theme", "nope"]), &["unknown theme `nope`", "high-contrast"]);
     refused(&sleuth(home, &["fork", &id, "--from", "1", "--theme", "nope"]), &["unknown theme `nope`"]);
-    assert_eq!(session_ids(home), [id.clone()], "no fork was made");
+    assert_eq!(session_ids(home), vec![id.clone()], "no fork was made");
     assert_eq!(log_of(home, &id), log, "the session's log is untouched");
 
     // A theme file with a bad modifier: its file, line and key, and what to write.
@@ -90,7 +90,7 @@ fn resume_and_fork_take_the_theme_flag_and_check_it_before_touching_a_session() 
         &sleuth(home, &["fork", &id, "--from", "1", "--create-only", "--theme", "mine"]),
         &[&theme.display().to_string(), "line 3", "styles.title.modifiers", "`blink`", "crossed_out"],
     );
-    assert_eq!(session_ids(home), [id.clone()], "no fork was made");
+    assert_eq!(session_ids(home), vec![id.clone()], "no fork was made");
 
     // A good user theme: the fork is made.
     std::fs::write(&theme, "extends = \"light\"\n[styles]\ntitle = { modifiers = [\"bold\", \"italic\"] }\n").unwrap();
@@ -104,8 +104,18 @@ fn resume_and_fork_take_the_theme_flag_and_check_it_before_touching_a_session() 
 fn garden_corpus(dir: &Path, titled: bool) {
     std::fs::create_dir_all(dir).unwrap();
     let pages = [
-        ("watering.md", "Watering during a drought", "Watering", "During a declared drought, gardens may be watered only before eight in the morning and after seven in the evening, with a watering can and never with a hose. Neighbours report hoses to the committee."),
-        ("fees.md", "Plot fees and payment", "Fees", "A garden plot costs forty-five euros per year. The fee is paid to the treasurer in March, in cash or by transfer."),
+        (
+            "watering.md",
+            "Watering during a drought",
+            "Watering",
+            "During a declared drought, gardens may be watered only before eight in the morning and after seven in the evening, with a watering can and never with a hose. Neighbours report hoses to the committee.",
+        ),
+        (
+            "fees.md",
+            "Plot fees and payment",
+            "Fees",
+            "A garden plot costs forty-five euros per year. The fee is paid to the treasurer in March, in cash or by transfer.",
+        ),
         ("compost.md", "Compost bins", "Compost", "Compost bins are emptied every Friday by the volunteers."),
     ];
     for (file, long, short, text) in pages {
@@ -174,7 +184,10 @@ fn doctor_gives_an_unreachable_model_the_fix_run_gives_and_counts_it_once() {
     let doctor = sleuth(&home, &["doctor", "--reasoner", "llm", "--set", &url, "--set", &flag]);
     assert_eq!(doctor.code, Some(1), "{}", doctor.stdout);
     let lines: Vec<&str> = doctor.stdout.lines().collect();
-    let at = lines.iter().position(|l| l.starts_with("llm endpoint `default`")).unwrap_or_else(|| panic!("{}", doctor.stdout));
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("llm endpoint `default`"))
+        .unwrap_or_else(|| panic!("{}", doctor.stdout));
     assert!(lines[at].contains("FAIL") && lines[at].contains("unreachable"), "{}", doctor.stdout);
     let fix = lines[at + 1].trim();
     assert!(fix.starts_with("fix: start the server") && fix.contains("--reasoner builtin"), "{}", doctor.stdout);
@@ -183,7 +196,8 @@ fn doctor_gives_an_unreachable_model_the_fix_run_gives_and_counts_it_once() {
     // `run` on the same setup says the same fix.
     let run = sleuth(&home, &["run", "--reasoner", "llm", "--set", &url, "--set", &flag, "What does a plot cost?"]);
     assert_ne!(run.code, Some(0), "{}", run.stderr);
-    let run_fix = run.stderr.lines().find(|l| l.trim_start().starts_with("fix:")).unwrap_or_else(|| panic!("{}", run.stderr));
+    let run_fix =
+        run.stderr.lines().find(|l| l.trim_start().starts_with("fix:")).unwrap_or_else(|| panic!("{}", run.stderr));
     let shared = "start the server (Ollama: `ollama serve`; llama.cpp: `llama-server -m model.gguf --port 8080`; vLLM: `vllm serve MODEL`), or set [llm] base_url to where it runs";
     assert!(run_fix.contains(shared) && fix.contains(shared), "doctor: {fix}\nrun: {run_fix}");
 }
@@ -262,7 +276,8 @@ async fn a_degraded_session_is_listed_degraded_by_the_cli_http_and_mcp() {
     .unwrap();
     let client = tokio::time::timeout(DEFAULT_LIMIT, ().serve(transport)).await.expect("initialized in time").unwrap();
     let params = CallToolRequestParams::new("list_sessions");
-    let listed = tokio::time::timeout(DEFAULT_LIMIT, client.call_tool(params)).await.expect("answered in time").unwrap();
+    let listed =
+        tokio::time::timeout(DEFAULT_LIMIT, client.call_tool(params)).await.expect("answered in time").unwrap();
     let listed = serde_json::to_value(listed).unwrap();
     assert_eq!(listed["structuredContent"]["sessions"][0]["status"], "degraded", "{listed}");
     let text = listed["content"][0]["text"].as_str().unwrap_or_default();
@@ -294,7 +309,11 @@ fn a_number_no_option_has_is_refused_with_the_options_and_the_next_answer_finish
         .map(str::to_string)
         .collect();
     assert_eq!(options.len(), 2, "{}", ran.stderr);
-    let refusal = ran.stderr.lines().find(|l| l.contains("7 is not an option's number")).unwrap_or_else(|| panic!("{}", ran.stderr));
+    let refusal = ran
+        .stderr
+        .lines()
+        .find(|l| l.contains("7 is not an option's number"))
+        .unwrap_or_else(|| panic!("{}", ran.stderr));
     assert!(
         refusal.contains(&format!("1. {}", options[0])) && refusal.contains(&format!("2. {}", options[1])),
         "the options are shown again: {refusal}"

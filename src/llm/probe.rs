@@ -34,9 +34,9 @@ pub fn start_failure(ep: &Endpoint, key_env: Option<&str>, e: &LlmError) -> Stri
         LlmError::Status { status: 404, .. } => format!(
             "the LLM endpoint at {url} answered HTTP 404 to a chat call (and has no /models): is the base URL right? OpenAI-compatible servers usually serve under /v1, e.g. http://localhost:11434/v1 (Ollama), http://localhost:8080/v1 (llama.cpp), http://localhost:8000/v1 (vLLM)\n  fix: correct [llm] base_url, {builtin}"
         ),
-        LlmError::Unreachable { message, .. } => format!(
-            "cannot reach the LLM endpoint at {url}: {message}\n  fix: {START_THE_SERVER}, {builtin}"
-        ),
+        LlmError::Unreachable { message, .. } => {
+            format!("cannot reach the LLM endpoint at {url}: {message}\n  fix: {START_THE_SERVER}, {builtin}")
+        }
         LlmError::Timeout { secs, .. } => format!(
             "the LLM endpoint at {url} did not answer within {secs} s\n  fix: check the server is up and not overloaded, or raise llm.connect_timeout_secs, {builtin}"
         ),

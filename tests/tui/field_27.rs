@@ -43,8 +43,9 @@ fn the_header_names_how_the_session_ended() {
     let s = screen(&app);
     assert!(s.lines().next().unwrap_or_default().contains("ENDED · degraded"), "{s}");
     // Still running: the mode, as before.
-    let app = App::live(Sample { stop: Stop::Paused, ..Sample::default() }.state(), Theme::default(), Keymap::default())
-        .with_size(100, 30);
+    let app =
+        App::live(Sample { stop: Stop::Paused, ..Sample::default() }.state(), Theme::default(), Keymap::default())
+            .with_size(100, 30);
     assert!(screen(&app).lines().next().unwrap_or_default().contains("LIVE · step mode"));
 }
 
