@@ -5,6 +5,7 @@
 mod cli;
 mod e2e;
 mod field;
+mod field_27;
 mod live;
 mod snapshots;
 mod tmux;
