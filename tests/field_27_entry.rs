@@ -6,20 +6,15 @@
 //! (item 8).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-#[path = "llm_support/mod.rs"]
-mod llm_support;
-mod serve_support;
-mod support;
-
 use std::path::Path;
 use std::time::Duration;
 
-use llm_support::{Behaviour, FakeLlm};
-use rmcp::ServiceExt;
+use crate::support;
+use crate::support::llm::{Behaviour, FakeLlm};
+use crate::support::mercury::mercury_docs;
+use crate::support::serve::Server;
 use rmcp::model::CallToolRequestParams;
-use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use serde_json::Value;
-use serve_support::{Server, mercury_docs};
 use support::bin::{DEFAULT_LIMIT, Ran, output_async, run_limited, sleuth, sleuth_cmd, sleuth_command};
 use support::e2e::{session_ids, write_corpus};
 
@@ -269,20 +264,14 @@ async fn a_degraded_session_is_listed_degraded_by_the_cli_http_and_mcp() {
     drop(server);
 
     // Over MCP, with the SDK's client.
-    let bin = assert_cmd::cargo::cargo_bin("sleuth");
-    let transport = TokioChildProcess::new(tokio::process::Command::new(bin).configure(|cmd| {
-        cmd.env("SLEUTH_HOME", &home).env_remove("SLEUTH_LOG").arg("mcp").kill_on_drop(true);
-    }))
-    .unwrap();
-    let client = tokio::time::timeout(DEFAULT_LIMIT, ().serve(transport)).await.expect("initialized in time").unwrap();
+    let client = support::mcp::connect((), &home, &[], &[]).await;
     let params = CallToolRequestParams::new("list_sessions");
-    let listed =
-        tokio::time::timeout(DEFAULT_LIMIT, client.call_tool(params)).await.expect("answered in time").unwrap();
+    let listed = support::mcp::step("list_sessions", client.call_tool(params)).await.unwrap();
     let listed = serde_json::to_value(listed).unwrap();
     assert_eq!(listed["structuredContent"]["sessions"][0]["status"], "degraded", "{listed}");
     let text = listed["content"][0]["text"].as_str().unwrap_or_default();
     assert!(text.contains(&format!("{id} · degraded")), "{text}");
-    let _ = client.cancel().await;
+    let _ = support::mcp::step("closing the client", client.cancel()).await;
 }
 
 /// 27.8: a headless ASK answered with a number no option has is refused

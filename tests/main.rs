@@ -23,6 +23,7 @@ mod engine_control;
 mod engine_decisions;
 mod engine_reconsider;
 mod engine_redaction;
+mod field_27_entry;
 mod honest;
 mod import_graph;
 mod link_following;
