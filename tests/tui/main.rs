@@ -8,6 +8,7 @@ mod support;
 mod cli;
 mod e2e;
 mod field;
+mod field_27;
 mod live;
 mod snapshots;
 mod tmux;

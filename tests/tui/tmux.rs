@@ -63,6 +63,11 @@ impl Tmux {
         self.tmux(&["capture-pane", "-p", "-t", "main"])
     }
 
+    /// The screen with its colours and attributes as escape sequences.
+    pub fn styled_screen(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-e", "-t", "main"])
+    }
+
     /// Waits until the screen contains every one of `needles`; the screen.
     pub fn wait_for(&self, needles: &[&str], timeout: Duration) -> String {
         let start = Instant::now();
