@@ -7,7 +7,7 @@
 //! `cargo bench --bench llm_context`
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-#[path = "../tests/llm_support/mod.rs"]
+#[path = "../tests/support/llm.rs"]
 mod llm_support;
 #[path = "../tests/support/scripted.rs"]
 #[allow(dead_code)]

@@ -46,7 +46,7 @@
 //! decision (why a session ran as many rounds as it did).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-#[path = "../tests/llm_support/mod.rs"]
+#[path = "../tests/support/llm.rs"]
 mod llm_support;
 
 use std::collections::{BTreeMap, HashMap};

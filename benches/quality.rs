@@ -66,7 +66,10 @@ fn defects(report: &str) -> Vec<String> {
         out.push("a “Related:” section".to_string());
     }
     let mut seen = std::collections::HashSet::new();
-    let body = report.split("\n## Caveats").next().unwrap_or_default();
+    // The answer only: the verification section lists the statements it
+    // could not verify again by design, and the caveats are sleuth's own.
+    let body = report.split("\n## Verification").next().unwrap_or_default();
+    let body = body.split("\n## Caveats").next().unwrap_or_default();
     for line in body.lines().map(str::trim).filter(|l| !l.starts_with('#') && !l.starts_with('_')) {
         for s in line.trim_start_matches("- ").split(". ") {
             let s = s.split(" [").next().unwrap_or_default().trim().to_lowercase();

@@ -75,6 +75,8 @@ fn long_session(root: &Path) -> String {
     let mut settings = support::settings(2_000);
     // Never stop early: only the iteration limit ends it.
     settings.decide.diminishing_returns_window = 1_000_000;
+    // Nor on stagnation (a round that kept no new source and gained less than this).
+    settings.decide.diminishing_returns_threshold = -1.0;
     settings.decide.convergence_similarity = 2.0;
     settings.decide.severity_plateau_window = 1_000_000;
     settings.limits.time_limit_secs = 0;
@@ -104,7 +106,12 @@ fn long_session(root: &Path) -> String {
             let _ = std::fs::remove_file(dir.summary_path());
             return id;
         }
-        assert!(lines.len() > 10 * iterations as usize, "the session stopped early");
+        assert!(
+            lines.len() > 10 * iterations as usize,
+            "the session stopped early: {} events for {iterations} iterations, ending {}",
+            lines.len(),
+            lines[lines.len().saturating_sub(3)..].join("\n")
+        );
         iterations = (u64::from(iterations) * EVENTS as u64 / lines.len() as u64) as u32 + 10;
     }
 }

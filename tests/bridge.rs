@@ -8,12 +8,9 @@
 //! definition quoted as its intent. `SLEUTH_HOME` is a temp dir.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-#[path = "support/bin.rs"]
-#[allow(dead_code)]
-mod bin;
-
 use std::path::Path;
 
+use crate::support::bin;
 use serde_json::Value;
 
 const TARGET: &str = "tools/cloche.md";

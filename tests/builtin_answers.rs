@@ -6,11 +6,9 @@
 //! `SLEUTH_HOME` is a temp dir in every test.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-#[path = "support/bin.rs"]
-#[allow(dead_code)]
-mod bin;
-
 use std::path::Path;
+
+use crate::support::bin;
 
 /// Ten short policy documents, each on its own subject.
 const POLICIES: &[(&str, &str)] = &[

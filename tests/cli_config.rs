@@ -2,9 +2,8 @@
 //! the line and the key, a non-zero exit, and no panic.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-mod support;
-
-use support::bin::{DEFAULT_LIMIT, sleuth_cmd, sleuth_command, wait_or_kill};
+use crate::support;
+use support::bin::{DEFAULT_LIMIT, sleuth_cmd, sleuth_command, spawn, wait_or_kill};
 
 fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
@@ -79,7 +78,7 @@ fn a_closed_pipe_ends_the_process_quietly() {
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
     let mut child =
-        sleuth_command(home.path()).arg("sessions").stdout(writer.try_clone().unwrap()).stderr(writer).spawn().unwrap();
+        spawn(sleuth_command(home.path()).arg("sessions").stdout(writer.try_clone().unwrap()).stderr(writer));
     let status = wait_or_kill(&mut child, DEFAULT_LIMIT, "`sleuth sessions` into a closed pipe");
     const SIGPIPE: i32 = 13; // the same on Linux, macOS and the BSDs
     assert_eq!(status.signal(), Some(SIGPIPE), "{status:?}");

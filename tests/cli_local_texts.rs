@@ -4,8 +4,7 @@
 //! and the count.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-mod support;
-
+use crate::support;
 use sleuth::session::{SessionDir, read_log};
 use support::bin::sleuth_cmd;
 use support::e2e::session_ids;

@@ -3,10 +3,9 @@
 //! order are reported as damage with the line, like any other.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-mod support;
-
 use std::path::Path;
 
+use crate::support;
 use sleuth::session::SessionDir;
 use support::bin::sleuth_cmd;
 use support::e2e::{kill_after, log_lines, long_session, session_ids, write_corpus};

@@ -4,24 +4,17 @@
 //! OpenAI-compatible server, and `SLEUTH_HOME` in a temp dir.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-#[path = "llm_support/mod.rs"]
-mod llm_support;
-mod support;
-
 use std::path::Path;
-use std::process::Output;
 
-use llm_support::{Behaviour, FakeLlm};
+use crate::support;
+use crate::support::llm::{Behaviour, FakeLlm};
 use serde_json::json;
-use support::bin::{output_async, sleuth_cmd};
+use support::bin::run_async;
 
 const KEY: &str = "sk-test-SECRET-7d3b91e0aa";
 
-async fn sleuth(home: &Path, args: &[&str]) -> Output {
-    let mut cmd = sleuth_cmd(home);
-    cmd.args(args).env("SLEUTH_TEST_API_KEY", KEY);
-    output_async(cmd).await
-}
+/// The key every run has in its environment.
+const KEYED: &[(&str, &str)] = &[("SLEUTH_TEST_API_KEY", KEY)];
 
 fn files_holding(dir: &Path, needle: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -77,7 +70,8 @@ async fn a_key_in_the_question_an_ask_option_and_a_page_is_blanked_in_memory_std
     fake.queue("critique", Behaviour::Content(critique.to_string()));
     fake.queue("clarify", Behaviour::Content(ask.to_string()));
 
-    let run = sleuth(home.path(), &["run", &format!("How do widgets connect to gadgets with key {KEY}?")]).await;
+    let run =
+        run_async(home.path(), KEYED, &["run", &format!("How do widgets connect to gadgets with key {KEY}?")]).await;
     let err = String::from_utf8_lossy(&run.stderr);
     assert!(run.status.success(), "{err}");
     assert!(err.contains("answer: "), "the ASK was answered on stderr: {err}");
@@ -85,8 +79,8 @@ async fn a_key_in_the_question_an_ask_option_and_a_page_is_blanked_in_memory_std
 
     let memory = std::fs::read_to_string(home.path().join("memory.jsonl")).expect("a lesson was stored");
     assert!(memory.contains("[redacted]"), "{memory}");
-    let list = sleuth(home.path(), &["memory", "list"]).await;
-    let json = sleuth(home.path(), &["memory", "list", "--json"]).await;
+    let list = run_async(home.path(), KEYED, &["memory", "list"]).await;
+    let json = run_async(home.path(), KEYED, &["memory", "list", "--json"]).await;
     for out in [&list, &json] {
         assert!(out.status.success());
         assert!(!String::from_utf8_lossy(&out.stdout).contains(KEY));
@@ -94,7 +88,7 @@ async fn a_key_in_the_question_an_ask_option_and_a_page_is_blanked_in_memory_std
     let id: String =
         serde_json::from_slice::<serde_json::Value>(&json.stdout).unwrap()[0]["id"].as_str().unwrap().to_string();
     // `memory show` takes the start of an id.
-    let show = sleuth(home.path(), &["memory", "show", &id[..id.len() - 2]]).await;
+    let show = run_async(home.path(), KEYED, &["memory", "show", &id[..id.len() - 2]]).await;
     let shown = String::from_utf8_lossy(&show.stdout);
     assert!(show.status.success() && shown.contains(&id), "{shown}");
     assert!(!shown.contains(KEY), "{shown}");
@@ -124,7 +118,7 @@ async fn lessons_stored_before_redaction_are_blanked_when_printed() {
     std::fs::write(home.path().join("memory.jsonl"), format!("{lesson}\n")).unwrap();
     let keyed = ["--set", "llm.api_key_env=SLEUTH_TEST_API_KEY"];
     for args in [&["memory", "list"][..], &["memory", "list", "--json"], &["memory", "show", "20250101"]] {
-        let out = sleuth(home.path(), &[&keyed[..], args].concat()).await;
+        let out = run_async(home.path(), KEYED, &[&keyed[..], args].concat()).await;
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
         assert!(!text.contains(KEY) && text.contains("[redacted]"), "{args:?}: {text}");

@@ -3,11 +3,10 @@
 //! lock message, fork, export (and its redaction), stats, memory.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-mod support;
-
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::support;
 use assert_cmd::Command;
 use sleuth::engine::memory::{InMemoryStore, MemoryEntry, MemorySettings, MemoryStore};
 use sleuth::engine::model::Severity;
@@ -381,13 +380,13 @@ fn two_processes_resuming_one_session_the_second_gets_the_holders_pid() {
     ));
     sleuth(&home).args(["index"]).arg(&corpus).assert().success();
     let set_corpus = format!("local.corpus={}", corpus.display());
-    let mut first = support::bin::sleuth_command(&home)
-        .args(["resume", "20250102-090000-bbbb", "--headless", "--ask", "stdin", "--set", &set_corpus])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut first = support::bin::spawn(
+        support::bin::sleuth_command(&home)
+            .args(["resume", "20250102-090000-bbbb", "--headless", "--ask", "stdin", "--set", &set_corpus])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped()),
+    );
     let lock = SessionDir::new(&home.join("sessions"), "20250102-090000-bbbb").lock_path();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     while sleuth::session::lock::live_holder(&lock) != Some(first.id()) {
@@ -401,7 +400,7 @@ fn two_processes_resuming_one_session_the_second_gets_the_holders_pid() {
     // The first one asks the open question again; answer it and let it finish.
     use std::io::Write as _;
     first.stdin.take().unwrap().write_all(b"2\n").unwrap();
-    let done = support::bin::output_within(first, support::bin::DEFAULT_LIMIT, "the first resume");
+    let done = support::bin::output_within(first.into_inner(), support::bin::DEFAULT_LIMIT, "the first resume");
     let first_err = String::from_utf8_lossy(&done.stderr);
     assert!(done.status.success(), "{first_err}");
     assert!(first_err.contains("Which widget do you mean?") && first_err.contains("the red widget"), "{first_err}");

@@ -3,14 +3,12 @@
 //! and never hides the others.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use assert_cmd::Command;
+use crate::support;
 use sleuth::session::SessionDir;
-use support::bin::sleuth_within;
+use support::bin::{output, sleuth_command, sleuth_within, texts};
 use support::e2e::{session_ids, write_corpus};
 
 /// Every child gets this long; a hang fails the test instead of stalling it.
@@ -48,24 +46,6 @@ fn with_field(line: &str, key: &str, value: u64) -> String {
     let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
     v[key] = value.into();
     v.to_string()
-}
-
-fn output(cmd: &mut Command) -> (Option<i32>, String, String) {
-    let out = cmd.output().unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-/// The largest resident size (bytes) of any child waited for so far.
-#[cfg(unix)]
-fn children_max_rss() -> u64 {
-    // SAFETY: getrusage fills the zeroed struct it is given.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    assert_eq!(unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) }, 0);
-    usage.ru_maxrss as u64 * 1024
 }
 
 #[cfg(unix)]
@@ -164,7 +144,8 @@ fn a_reused_pid_in_a_free_lock_is_not_running() {
     assert!(row.contains("finished") && !row.contains("running"), "{table}");
 }
 
-#[cfg(unix)]
+// Each command's peak is read from /proc.
+#[cfg(target_os = "linux")]
 #[test]
 fn a_fifo_a_device_and_a_huge_torn_tail_neither_block_nor_bloat() {
     let h = home();
@@ -221,19 +202,26 @@ fn a_fifo_a_device_and_a_huge_torn_tail_neither_block_nor_bloat() {
             f.write_all(&chunk).unwrap();
         }
     }
-    let (_, table, _) = output(sleuth_within(&h.home, TIMEOUT).arg("sessions"));
+    // Each command's own peak resident size: listing, exporting and
+    // resuming cost far less than the tail.
+    let mut peak = 0;
+    let mut measured = |args: &[&str]| {
+        let mut cmd = sleuth_command(&h.home);
+        cmd.args(args);
+        let (out, rss) = support::bin::output_and_peak_rss(&mut cmd, TIMEOUT);
+        peak = peak.max(rss);
+        texts(out)
+    };
+    let (_, table, _) = measured(&["sessions"]);
     assert!(table.lines().any(|l| l.starts_with("20990103-000000-torn") && l.contains("interrupted")), "{table}");
-    let (code, _, err) = output(sleuth_within(&h.home, TIMEOUT).args(["export", "20990103-000000-torn"]));
+    let (code, _, err) = measured(&["export", "20990103-000000-torn"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(err.contains("cut short by a crash"), "{err}");
-    let (code, _, err) =
-        output(sleuth_within(&h.home, TIMEOUT).args(["resume", "20990103-000000-torn", "--time-limit", "1"]));
+    let (code, _, err) = measured(&["resume", "20990103-000000-torn", "--time-limit", "1"]);
     assert!(code.is_some(), "{err}");
     assert!(err.contains("set aside"), "{err}");
     let kept = std::fs::metadata(torn.path.join("torn-tails.txt")).unwrap().len();
     assert!(kept > TAIL as u64, "the torn bytes are kept, not lost: {kept}");
-    // Reading, listing, exporting and resuming cost far less than the tail.
-    let peak = children_max_rss();
     assert!(peak < (TAIL as u64) / 2, "peak resident size {} MiB", peak >> 20);
 }
 

@@ -4,11 +4,10 @@
 //! fabricated quotes, and a reasoner that keeps failing.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-mod support;
-
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::support;
 use sleuth::engine::model::{Action, Outcome, Role, StopReason};
 use sleuth::engine::protocol::{Answer, Command, Event, EventRecord, Steer};
 use sleuth::engine::{NextStep, SessionState};

@@ -3,10 +3,9 @@
 //! rebuilds the live state exactly.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-mod support;
-
 use std::time::Duration;
 
+use crate::support;
 use sleuth::engine::SessionState;
 use sleuth::engine::model::{Role, Severity, StopReason};
 use support::scripted::{ScriptedProvider, ScriptedReasoner, Turn, corpus};

@@ -3,8 +3,7 @@
 //! once, with the finding-again passed to the reviewer as evidence.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-mod support;
-
+use crate::support;
 use sleuth::engine::SessionState;
 use sleuth::engine::model::SourceId;
 use support::scripted::{ScriptedProvider, ScriptedReasoner, Turn, corpus};

@@ -6,10 +6,9 @@
 //! engine, not the test's inputs, keeps it out).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-mod support;
-
 use std::sync::Arc;
 
+use crate::support;
 use sleuth::engine::memory::{InMemoryStore, MemorySettings, MemoryStore};
 use sleuth::engine::model::{Severity, SourceId};
 use sleuth::engine::ports::{MemorySink, MemoryTexts, TextStore};

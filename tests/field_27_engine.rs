@@ -11,17 +11,12 @@
 //! question keeps one lesson per thing it taught.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-#[allow(dead_code)]
-#[path = "opensearch_support/cluster.rs"]
-mod cluster;
-#[path = "llm_support/mod.rs"]
-mod llm_support;
-mod support;
-
 use std::path::Path;
 use std::sync::Arc;
 
-use llm_support::{Behaviour, FakeLlm};
+use crate::support;
+use crate::support::llm::{self as llm_support, Behaviour, FakeLlm};
+use crate::support::opensearch::cluster;
 use serde_json::json;
 use sleuth::engine::memory::{MemoryEntry, MemorySettings, MemoryStore};
 use sleuth::engine::ports::{MemorySink, MemoryTexts};

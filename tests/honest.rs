@@ -6,33 +6,20 @@
 //! last line. `SLEUTH_HOME` is a temp dir in every test.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-#[path = "llm_support/mod.rs"]
-mod llm_support;
-#[path = "corpora/local_engine.rs"]
-mod local_engine;
-mod support;
-
 use std::path::Path;
-use std::process::Output;
 
-use llm_support::{Behaviour, FakeLlm};
-use local_engine::{builtin_reasoner, local_parts};
+use crate::support;
+use crate::support::llm::{Behaviour, FakeLlm};
+use crate::support::local_engine::{builtin_reasoner, local_parts};
 use serde_json::Value;
 use sleuth::engine::model::{AnswerStatus, Outcome};
 use sleuth::engine::protocol::{Answer, Command, Event, Limits};
 use sleuth::engine::settings::EngineSettings;
 use sleuth::engine::{Engine, SessionState};
 use sleuth::search::local::{self, LocalConfig};
-use support::bin::{output_async, sleuth_cmd};
+use support::bin::run_async;
 use support::scripted::{Fault, ScriptedProvider, ScriptedReasoner, Turn, corpus};
 use support::{Harness, settings};
-
-/// Runs the binary off the async runtime so wiremock keeps answering.
-async fn sleuth(home: &Path, args: &[&str]) -> Output {
-    let mut cmd = sleuth_cmd(home);
-    cmd.args(args).env_remove("OPENAI_API_KEY");
-    output_async(cmd).await
-}
 
 fn write(root: &Path, rel: &str, text: &str) {
     let p = root.join(rel);
@@ -63,7 +50,7 @@ fn closures_corpus(root: &Path) {
 
 /// The session's `sessions --json` row.
 async fn listed(home: &Path) -> Value {
-    let out = sleuth(home, &["sessions", "--json"]).await;
+    let out = run_async(home, &[], &["sessions", "--json"]).await;
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
     rows.as_array().and_then(|r| r.first()).cloned().expect("one session listed")
@@ -99,7 +86,7 @@ async fn a_model_that_fails_every_phase_is_replaced_by_the_built_in_and_the_repo
         ),
     )
     .unwrap();
-    let out = sleuth(home.path(), &["run", "What is a closure?"]).await;
+    let out = run_async(home.path(), &[], &["run", "What is a closure?"]).await;
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(fake.count("critique") > 0, "the model was asked: {stderr}");
     let caveat =
@@ -125,9 +112,12 @@ async fn a_question_the_corpus_cannot_answer_says_so_and_exits_with_its_own_stat
     let corpus_dir = home.path().join("corpus");
     closures_corpus(&corpus_dir);
     let flag = format!("local.corpus={}", corpus_dir.display());
-    let out =
-        sleuth(home.path(), &["run", "--set", &flag, "--ask", "first", "Which sourdough bread recipe bakes best?"])
-            .await;
+    let out = run_async(
+        home.path(),
+        &[],
+        &["run", "--set", &flag, "--ask", "first", "Which sourdough bread recipe bakes best?"],
+    )
+    .await;
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert_eq!(out.status.code(), Some(4), "exit 4 = unanswered: {stderr}");
     let body: Vec<&str> = stdout.lines().filter(|l| !l.trim().is_empty()).collect();
@@ -139,7 +129,8 @@ async fn a_question_the_corpus_cannot_answer_says_so_and_exits_with_its_own_stat
     assert!(row["summary"]["confidence"].as_f64().unwrap() < 0.6, "{row}");
 
     // An answerable question on the same corpus is told apart: exit 0.
-    let out = sleuth(home.path(), &["run", "--set", &flag, "--ask", "first", "What does a closure capture?"]).await;
+    let out =
+        run_async(home.path(), &[], &["run", "--set", &flag, "--ask", "first", "What does a closure capture?"]).await;
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
 }
 

@@ -6,13 +6,10 @@
 //! the page ends up among the kept sources.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-#[path = "corpora/local_engine.rs"]
-mod local_engine;
-
 use std::path::Path;
 use std::sync::Arc;
 
-use local_engine::{builtin_reasoner, local_parts};
+use crate::support::local_engine::{builtin_reasoner, local_parts};
 
 use sleuth::engine::protocol::{Command, Event, Limits};
 use sleuth::engine::settings::EngineSettings;

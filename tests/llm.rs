@@ -3,16 +3,12 @@
 //! engine, and each fault a real endpoint produces.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-#[path = "llm_support/mod.rs"]
-mod llm_support;
-#[path = "support/scripted.rs"]
-#[allow(dead_code)]
-mod scripted;
-
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use llm_support::{Behaviour, FakeLlm, request_tokens, role_of, sources_in, user_text};
+use crate::support;
+use crate::support::llm::{Behaviour, FakeLlm, request_tokens, role_of, sources_in, user_text};
+use crate::support::scripted;
 use scripted::{ScriptedProvider, corpus, doc};
 use sleuth::engine::memory::{InMemoryStore, MemorySettings, MemoryStore};
 use sleuth::engine::model::*;
@@ -152,7 +148,7 @@ async fn a_whole_session_runs_every_role_on_the_endpoint() {
     fake.state.clarify_first.store(true, Ordering::SeqCst);
     let c = config(&fake);
     let sink = MemorySink::default();
-    let state = session(reasoner(&c), llm_support::settings(3), 6, Box::new(sink.clone())).await;
+    let state = session(reasoner(&c), support::llm::settings(3), 6, Box::new(sink.clone())).await;
     let records = sink.records();
 
     let mut roles = fake.roles_seen();
@@ -222,7 +218,7 @@ async fn three_malformed_replies_degrade_the_phase_and_the_session_finishes() {
         fake.queue("critique", Behaviour::Content("I think the draft is fine.".into()));
     }
     let sink = MemorySink::default();
-    let state = session(reasoner(&config(&fake)), llm_support::settings(2), 6, Box::new(sink.clone())).await;
+    let state = session(reasoner(&config(&fake)), support::llm::settings(2), 6, Box::new(sink.clone())).await;
     let err = state.errors.iter().find(|e| e.phase.as_str() == "critique").expect("an error event for critique");
     assert!(err.message.contains("after 3 attempt(s)") && err.message.contains("no JSON object"), "{}", err.message);
     assert_eq!(err.iteration, 1);
@@ -435,7 +431,7 @@ async fn every_prompt_fits_the_context_window_as_sources_pile_up() {
     fake.state.full_coverage_from.store(99, Ordering::SeqCst);
     let mut c = config(&fake);
     c.context_window = 4096;
-    let mut settings = llm_support::settings(4);
+    let mut settings = support::llm::settings(4);
     settings.limits.max_sources = 10;
     settings.decide.diminishing_returns_threshold = 0.0;
     settings.decide.convergence_similarity = 1.01;

@@ -4,23 +4,15 @@
 //! in every test.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-#[path = "support/bin.rs"]
-#[allow(dead_code)]
-mod bin;
-#[path = "llm_support/mod.rs"]
-mod llm_support;
-#[path = "support/scripted.rs"]
-#[allow(dead_code)]
-mod scripted;
-
 use std::path::Path;
-use std::process::Output;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use bin::{output_async, sleuth_cmd};
-use llm_support::{Behaviour, FakeLlm};
+use crate::support;
+use crate::support::bin::run_async;
+use crate::support::llm::{Behaviour, FakeLlm};
+use crate::support::scripted;
 use scripted::{ScriptedProvider, corpus};
 use sleuth::engine::memory::{InMemoryStore, MemorySettings, MemoryStore};
 use sleuth::engine::ports::MemoryTexts;
@@ -39,12 +31,9 @@ fn write_config(home: &Path, body: &str) {
     std::fs::write(home.join("config.toml"), body).unwrap();
 }
 
-/// Runs the binary off the async runtime so wiremock keeps answering.
-async fn sleuth(home: &Path, args: &[&str]) -> Output {
-    let mut cmd = sleuth_cmd(home);
-    cmd.args(args).env("SLEUTH_TEST_API_KEY", KEY).env("SLEUTH_LOG", "trace").env_remove("OPENAI_API_KEY");
-    output_async(cmd).await
-}
+/// Every run has the key in its environment and logs at trace level (the
+/// key must not reach the log either).
+const ENV: &[(&str, &str)] = &[("SLEUTH_TEST_API_KEY", KEY), ("SLEUTH_LOG", "trace")];
 
 /// Every file under `dir`, with its bytes.
 fn files(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
@@ -87,8 +76,8 @@ async fn the_api_key_never_reaches_a_file_a_log_or_the_terminal() {
         ),
     );
     fake.queue("draft", Behaviour::Status(401, None, "unauthorized".into()));
-    let doctor = sleuth(home.path(), &["doctor", "--skip-search"]).await;
-    let run = sleuth(home.path(), &["run", "How do widgets connect to gadgets?"]).await;
+    let doctor = run_async(home.path(), ENV, &["doctor", "--skip-search"]).await;
+    let run = run_async(home.path(), ENV, &["run", "How do widgets connect to gadgets?"]).await;
     for out in [&doctor, &run] {
         for stream in [&out.stdout, &out.stderr] {
             assert!(!String::from_utf8_lossy(stream).contains(KEY), "the key was printed");
@@ -115,7 +104,7 @@ async fn a_session_log_keeps_the_key_out_even_when_the_server_echoes_it() {
     c.api_key_env = Some("SLEUTH_TEST_API_KEY".into());
     let endpoint = Endpoint::with_env(&c.resolved_endpoints()[0], &c, |_| Some(KEY.to_string())).unwrap();
     let reasoner = Arc::new(LlmReasoner::with_endpoints(c, Prompts::builtin(), vec![endpoint]).unwrap());
-    let settings = llm_support::settings(2);
+    let settings = support::llm::settings(2);
     let provider: Arc<dyn SearchProvider> = Arc::new(ScriptedProvider::new("web", corpus(6)));
     let parts = EngineParts {
         reasoner,
@@ -147,7 +136,7 @@ async fn an_unreachable_endpoint_fails_fast_with_the_url_and_the_fix() {
     // Port 1 on loopback: nothing listens there.
     write_config(home.path(), "[llm]\nbase_url = \"http://127.0.0.1:1/v1\"\n");
     let started = Instant::now();
-    let out = sleuth(home.path(), &["run", "--reasoner", "llm", "What is a widget?"]).await;
+    let out = run_async(home.path(), ENV, &["run", "--reasoner", "llm", "What is a widget?"]).await;
     assert!(started.elapsed() < Duration::from_secs(20));
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
@@ -163,7 +152,7 @@ async fn an_unreachable_endpoint_fails_fast_with_the_url_and_the_fix() {
 async fn doctor_marks_an_unreachable_endpoint_and_skips_a_schema_probe_it_cannot_make() {
     let home = tempfile::tempdir().unwrap();
     write_config(home.path(), "[research]\nreasoner = \"llm\"\n[llm]\nbase_url = \"http://127.0.0.1:1/v1\"\n");
-    let out = sleuth(home.path(), &["doctor", "--skip-search"]).await;
+    let out = run_async(home.path(), ENV, &["doctor", "--skip-search"]).await;
     let table = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{table}");
     let header = table.lines().find(|l| l.starts_with("llm endpoint `default`")).unwrap_or_default();
@@ -179,7 +168,7 @@ async fn doctor_marks_an_unreachable_endpoint_and_skips_a_schema_probe_it_cannot
             fake.base_url()
         ),
     );
-    let out = sleuth(home.path(), &["doctor", "--skip-search"]).await;
+    let out = run_async(home.path(), ENV, &["doctor", "--skip-search"]).await;
     let table = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{table}");
     let schema = table.lines().find(|l| l.contains("json_schema output")).unwrap_or_default();
@@ -199,7 +188,7 @@ async fn doctor_reports_models_schema_support_and_round_trip() {
     let base =
         format!("[research]\nreasoner = \"llm\"\n[llm]\nbase_url = \"{}\"\nmodel = \"test-model\"\n", fake.base_url());
     write_config(home.path(), &format!("{base}[llm.roles]\nreview = \"fast-model\"\n"));
-    let ok = sleuth(home.path(), &["doctor", "--skip-search"]).await;
+    let ok = run_async(home.path(), ENV, &["doctor", "--skip-search"]).await;
     let table = String::from_utf8_lossy(&ok.stdout);
     assert_eq!(ok.status.code(), Some(0), "{table}");
     for want in [
@@ -216,7 +205,7 @@ async fn doctor_reports_models_schema_support_and_round_trip() {
     // A model the endpoint does not serve, and an endpoint without json_schema.
     fake.state.reject_schema.store(true, Ordering::SeqCst);
     write_config(home.path(), &format!("{base}[llm.roles]\nreview = \"missing-model\"\n"));
-    let bad = sleuth(home.path(), &["doctor", "--skip-search"]).await;
+    let bad = run_async(home.path(), ENV, &["doctor", "--skip-search"]).await;
     let table = String::from_utf8_lossy(&bad.stdout);
     assert_eq!(bad.status.code(), Some(1), "{table}");
     assert!(table.contains("model missing-model (review)") && table.contains("not among the models listed"), "{table}");
@@ -244,7 +233,7 @@ async fn a_server_without_models_and_without_json_schema_is_probed_remembered_an
         ),
     );
     // The research flags are accepted: doctor checks what a run would use.
-    let doctor = sleuth(home.path(), &["doctor", "--skip-search", "--reasoner", "llm"]).await;
+    let doctor = run_async(home.path(), ENV, &["doctor", "--skip-search", "--reasoner", "llm"]).await;
     let table = String::from_utf8_lossy(&doctor.stdout);
     assert_eq!(doctor.status.code(), Some(0), "{table}");
     assert!(table.contains("no /models (HTTP 404)"), "{table}");
@@ -252,7 +241,7 @@ async fn a_server_without_models_and_without_json_schema_is_probed_remembered_an
     assert!(used.contains("json_object"), "{table}");
     assert!(table.contains("reasoner = llm"), "{table}");
     let before = fake.state.requests.lock().unwrap().len();
-    let run = sleuth(home.path(), &["run", "--reasoner", "llm", "How do widgets connect to gadgets?"]).await;
+    let run = run_async(home.path(), ENV, &["run", "--reasoner", "llm", "How do widgets connect to gadgets?"]).await;
     let err = String::from_utf8_lossy(&run.stderr);
     assert!(!err.contains("HTTP 404"), "{err}");
     assert!(!String::from_utf8_lossy(&run.stdout).trim().is_empty(), "a report was printed: {err}");
@@ -287,7 +276,7 @@ async fn a_run_whose_phases_fell_back_exits_with_the_degraded_status() {
             fake.base_url()
         ),
     );
-    let run = sleuth(home.path(), &["run", "--reasoner", "llm", "How do widgets connect to gadgets?"]).await;
+    let run = run_async(home.path(), ENV, &["run", "--reasoner", "llm", "How do widgets connect to gadgets?"]).await;
     let err = String::from_utf8_lossy(&run.stderr);
     assert!(fake.count("draft") >= 1, "the draft was asked for: {err}");
     assert_eq!(run.status.code(), Some(6), "{err}");
@@ -303,7 +292,7 @@ async fn a_run_whose_phases_fell_back_exits_with_the_degraded_status() {
             healthy.base_url()
         ),
     );
-    let ok = sleuth(home.path(), &["run", "--reasoner", "llm", "How do widgets connect to gadgets?"]).await;
+    let ok = run_async(home.path(), ENV, &["run", "--reasoner", "llm", "How do widgets connect to gadgets?"]).await;
     assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stderr));
 }
 
@@ -332,7 +321,7 @@ async fn a_report_that_is_a_json_array_is_refused_and_the_run_exits_degraded() {
             fake.base_url()
         ),
     );
-    let run = sleuth(home.path(), &["run", "--reasoner", "llm", "How do widgets connect to gadgets?"]).await;
+    let run = run_async(home.path(), ENV, &["run", "--reasoner", "llm", "How do widgets connect to gadgets?"]).await;
     let err = String::from_utf8_lossy(&run.stderr);
     assert_eq!(fake.count("write"), 1, "{err}");
     assert_eq!(run.status.code(), Some(6), "{err}");
@@ -363,14 +352,14 @@ async fn doctor_picks_ollamas_native_format_when_json_schema_is_ignored_and_runs
             fake.base_url()
         ),
     );
-    let doctor = sleuth(home.path(), &["doctor", "--skip-search", "--reasoner", "llm"]).await;
+    let doctor = run_async(home.path(), ENV, &["doctor", "--skip-search", "--reasoner", "llm"]).await;
     let table = String::from_utf8_lossy(&doctor.stdout);
     assert_eq!(doctor.status.code(), Some(0), "{table}");
     let used = table.lines().find(|l| l.contains("structured output used")).unwrap_or_default();
     assert!(used.contains("ollama_format"), "{table}");
     let native_before = fake.state.native.lock().unwrap().len();
     let v1_before = fake.state.requests.lock().unwrap().len();
-    let run = sleuth(home.path(), &["run", "--reasoner", "llm", "How do widgets connect to gadgets?"]).await;
+    let run = run_async(home.path(), ENV, &["run", "--reasoner", "llm", "How do widgets connect to gadgets?"]).await;
     let err = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(0), "{err}");
     // The run started where doctor left it: JSON calls native with the
@@ -389,7 +378,7 @@ async fn doctor_on_a_server_without_the_native_api_skips_ollama_format() {
     let fake = FakeLlm::start().await;
     let home = tempfile::tempdir().unwrap();
     write_config(home.path(), &format!("[llm]\nbase_url = \"{}\"\nmodel = \"test-model\"\n", fake.base_url()));
-    let doctor = sleuth(home.path(), &["doctor", "--skip-search", "--reasoner", "llm"]).await;
+    let doctor = run_async(home.path(), ENV, &["doctor", "--skip-search", "--reasoner", "llm"]).await;
     let table = String::from_utf8_lossy(&doctor.stdout);
     assert_eq!(doctor.status.code(), Some(0), "{table}");
     let used = table.lines().find(|l| l.contains("structured output used")).unwrap_or_default();

@@ -4,17 +4,13 @@
 //! the requests it received.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-#[path = "llm_support/mod.rs"]
-mod llm_support;
-#[path = "support/scripted.rs"]
-#[allow(dead_code)]
-mod scripted;
-
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use llm_support::{Behaviour, FakeLlm, request_tokens, role_of};
+use crate::support;
+use crate::support::llm::{Behaviour, FakeLlm, request_tokens, role_of};
+use crate::support::scripted;
 use scripted::{ScriptedProvider, doc};
 use sleuth::config::Preset;
 use sleuth::engine::memory::{InMemoryStore, MemorySettings, MemoryStore};
@@ -446,7 +442,7 @@ async fn the_question_and_sources_come_first_and_cached_tokens_are_recorded() {
     fake.state.full_coverage_from.store(2, Ordering::SeqCst);
     let (state, records) = session(reasoner(&config(&fake)), preset_settings(Preset::Simple), corpus(12)).await;
     assert!(state.iterations.len() >= 2);
-    let second = llm_support::user_text(&fake.requests_of("draft")[1]);
+    let second = support::llm::user_text(&fake.requests_of("draft")[1]);
     let (q, src, prev) = (second.find("QUESTION:"), second.find("<sources>"), second.find("PREVIOUS DRAFT"));
     assert!(q < src && src < prev, "question, then sources, then the previous draft: {second}");
     let cached: u64 = records

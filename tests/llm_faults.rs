@@ -5,16 +5,12 @@
 //! assertions on the requests the server received.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-#[path = "llm_support/mod.rs"]
-mod llm_support;
-#[path = "support/scripted.rs"]
-#[allow(dead_code)]
-mod scripted;
-
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use llm_support::{Behaviour, FakeLlm, role_of, user_text};
+use crate::support;
+use crate::support::llm::{Behaviour, FakeLlm, role_of, user_text};
+use crate::support::scripted;
 use scripted::{ScriptedProvider, doc};
 use serde_json::json;
 use sleuth::config::Preset;
@@ -299,7 +295,7 @@ async fn an_ask_whose_rejected_reading_holds_common_words_keeps_the_chosen_ones_
     let drafts = fake.requests_of("draft");
     assert!(drafts.len() >= 2, "{:?}", roles(&fake));
     for d in &drafts[1..] {
-        assert!(llm_support::sources_in(&user_text(d)).len() >= 3, "a draft without sources was asked for");
+        assert!(support::llm::sources_in(&user_text(d)).len() >= 3, "a draft without sources was asked for");
     }
     assert!(state.iterations.iter().all(|it| it.no_valid_sources.is_none()), "no iteration was left without sources");
     let report = state.report.as_ref().unwrap();

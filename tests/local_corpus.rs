@@ -3,19 +3,12 @@
 //! the built-in reasoner in the real engine, and the real binary.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-#[path = "support/bin.rs"]
-#[allow(dead_code)]
-mod bin;
-#[path = "corpora/local_engine.rs"]
-mod local_engine;
-#[path = "corpora/mercury.rs"]
-mod mercury;
-
 use std::path::Path;
 use std::sync::Arc;
 
-use local_engine::{builtin_reasoner, local_parts};
-use mercury::mercury_docs;
+use crate::support::bin;
+use crate::support::local_engine::{builtin_reasoner, local_parts};
+use crate::support::mercury::mercury_docs;
 use sleuth::engine::model::Action;
 use sleuth::engine::protocol::{Answer, Command, Event, Limits};
 use sleuth::engine::settings::EngineSettings;
@@ -364,18 +357,18 @@ fn ctrl_c_at_the_ask_prompt_cancels() {
     let (root, home) = (dir.path().join("mercury"), dir.path().join("home"));
     mercury_docs(&root);
     let flag = format!("local.corpus={}", root.display());
-    let mut child = bin::sleuth_command(&home)
-        .args(["run", "--set", &flag, "--ask", "stdin", "What is mercury?"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
+    let mut child = bin::spawn(
+        bin::sleuth_command(&home)
+            .args(["run", "--set", &flag, "--ask", "stdin", "What is mercury?"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped()),
+    );
     let _stdin_stays_open = child.stdin.take();
     let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
     let pid = i32::try_from(child.id()).expect("pid");
     // Past the limit the child is killed: its stderr ends and the test fails.
-    let exit = bin::watch(child, bin::DEFAULT_LIMIT);
+    let exit = bin::watch(child.into_inner(), bin::DEFAULT_LIMIT);
     let mut seen = String::new();
     let mut buf = Vec::new();
     // The prompt ends without a newline: read up to its colon.

@@ -13,11 +13,10 @@
 //! mutation to replay it).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::support;
 use sleuth::builder::Runtime;
 use sleuth::config::Config;
 use sleuth::engine::{Engine, SessionState};

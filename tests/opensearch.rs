@@ -5,14 +5,9 @@
 //! the router, page fetches.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-#[allow(dead_code)]
-#[path = "opensearch_support/cluster.rs"]
-mod cluster;
-#[path = "opensearch_support/schema.rs"]
-mod schema;
-
 use std::sync::Arc;
 
+use crate::support::opensearch::{cluster, schema};
 use serde_json::{Value, json};
 use sleuth::search::opensearch::{OpenSearchConfig, OpenSearchProvider};
 use sleuth::search::{RouterSettings, SearchHit, SearchProvider, SearchQuery, SearchRouter};

@@ -6,17 +6,10 @@
 //! binary's `index --to opensearch` and `doctor` as a user runs them.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-#[path = "support/bin.rs"]
-#[allow(dead_code)]
-mod bin;
-#[allow(dead_code)]
-#[path = "opensearch_support/cluster.rs"]
-mod cluster;
-#[path = "opensearch_support/schema.rs"]
-mod schema;
-
 use std::path::Path;
 
+use crate::support::bin;
+use crate::support::opensearch::{cluster, schema};
 use cluster::FakeCluster;
 use serde_json::{Value, json};
 use sleuth::search::local::LocalConfig;
@@ -219,14 +212,6 @@ async fn no_more_batches_are_in_flight_than_configured() {
     assert!(most <= 2, "{most} batches in flight at once");
 }
 
-/// Runs the binary with `SLEUTH_HOME = home` and a config file.
-async fn sleuth(home: &Path, config: &str, env: &[(&str, &str)], args: &[&str]) -> std::process::Output {
-    std::fs::write(home.join("config.toml"), config).unwrap();
-    let mut cmd = bin::sleuth_cmd(home);
-    cmd.envs(env.iter().copied()).args(args);
-    bin::output_async(cmd).await
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_binary_indexes_into_the_cluster_and_doctor_reports_on_it_without_showing_the_key() {
     let (server, fake) = FakeCluster::start().await;
@@ -239,8 +224,9 @@ async fn the_binary_indexes_into_the_cluster_and_doctor_reports_on_it_without_sh
         "[search]\nchains = [[\"opensearch\"]]\n\n[opensearch]\nurl = \"{}\"\nindex = \"docs\"\napi_key_env = \"SLEUTH_TEST_OS_KEY\"\n",
         server.uri()
     );
+    std::fs::write(home.path().join("config.toml"), &config).unwrap();
     let key = [("SLEUTH_TEST_OS_KEY", secret)];
-    let out = sleuth(home.path(), &config, &key, &["index", "--to", "opensearch", dir.path().to_str().unwrap()]).await;
+    let out = bin::run_async(home.path(), &key, &["index", "--to", "opensearch", dir.path().to_str().unwrap()]).await;
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "{stdout}\n{stderr}");
     assert!(stdout.contains("into docs (opensearch)") && stdout.contains("4 pages"), "{stdout}");
@@ -248,7 +234,7 @@ async fn the_binary_indexes_into_the_cluster_and_doctor_reports_on_it_without_sh
     assert!(stderr.contains("opensearch: 4 files, 4 new or changed, 0 removed"), "{stderr}");
     assert!(!fake.docs("docs").is_empty());
 
-    let out = sleuth(home.path(), &config, &key, &["doctor", "--query", "shielding"]).await;
+    let out = bin::run_async(home.path(), &key, &["doctor", "--query", "shielding"]).await;
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     for row in ["reachable", "auth", "cluster health", "index", "documents", "mapping", "test query"] {
@@ -259,7 +245,7 @@ async fn the_binary_indexes_into_the_cluster_and_doctor_reports_on_it_without_sh
     assert!(!stdout.contains(secret));
 
     // A wrong key: the auth row fails, and the run says so with exit 1.
-    let out = sleuth(home.path(), &config, &[("SLEUTH_TEST_OS_KEY", "wrong")], &["doctor"]).await;
+    let out = bin::run_async(home.path(), &[("SLEUTH_TEST_OS_KEY", "wrong")], &["doctor"]).await;
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(!out.status.success());
     let auth = stdout.lines().find(|l| l.trim_start().starts_with("auth")).unwrap();
@@ -279,9 +265,9 @@ async fn a_research_run_over_the_cluster_cites_its_pages() {
         "[search]\nchains = [[\"opensearch\"]]\n\n[opensearch]\nurl = \"{}\"\nindex = \"docs\"\n",
         server.uri()
     );
-    let out = sleuth(
+    std::fs::write(home.path().join("config.toml"), &config).unwrap();
+    let out = bin::run_async(
         home.path(),
-        &config,
         &[],
         &["run", "--max-iterations", "1", "--time-limit", "0", "How does shielding help a widget meet its gadget?"],
     )

@@ -16,6 +16,8 @@ use sleuth::search::{ProviderError, RouterSettings, SearchProvider, SearchQuery,
 use wiremock::matchers::{header, method, path, query_param};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
+use crate::support::bin::rerun_with_env;
+
 /// A fixture with `{{BASE}}` pointing at `server`.
 fn fixture(server: &MockServer, file: &str) -> String {
     let text = std::fs::read_to_string(format!("{}/tests/fixtures/{file}", env!("CARGO_MANIFEST_DIR"))).unwrap();
@@ -258,6 +260,13 @@ async fn openalex_rate_limits_are_transient_and_name_the_key() {
 
 #[tokio::test]
 async fn semantic_scholar_sends_its_key_reads_papers_and_explains_the_shared_pool() {
+    // The provider reads its key from the process environment: the test runs
+    // in a child of this binary that has it, never set here, where the
+    // binary's other tests run on other threads.
+    if std::env::var_os("SLEUTH_TEST_S2_KEY_SET").is_none() {
+        let name = "semantic_scholar_sends_its_key_reads_papers_and_explains_the_shared_pool";
+        return rerun_with_env(module_path!(), name, &[("SLEUTH_TEST_S2_KEY_SET", "s2-canary-key")]);
+    }
     let server = MockServer::start().await;
     Mock::given(path("/graph/v1/paper/search"))
         .and(header("x-api-key", "s2-canary-key"))
@@ -277,8 +286,6 @@ async fn semantic_scholar_sends_its_key_reads_papers_and_explains_the_shared_poo
     assert!(e.is_transient() && e.to_string().contains("SLEUTH_TEST_S2_KEY_UNSET"), "{e}");
     // With a key: sent as x-api-key, never shown.
     cfg.semanticscholar.api_key_env = "SLEUTH_TEST_S2_KEY_SET".into();
-    // SAFETY: set once, before the provider reads it; no other test reads this variable.
-    unsafe { std::env::set_var("SLEUTH_TEST_S2_KEY_SET", "s2-canary-key") };
     let s2 = build("semanticscholar", &cfg);
     let hits = s2.search(&q("pressure cooker boiling")).await.unwrap();
     assert_eq!(hits.len(), 2);

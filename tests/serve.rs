@@ -2,14 +2,14 @@
 //! driven with reqwest; the built-in reasoner on small fixture corpora.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-mod serve_support;
-mod support;
-
 use std::time::{Duration, Instant};
 
+use crate::support;
+use crate::support::bin::{output, sleuth_cmd};
+use crate::support::mercury::mercury_docs;
+use crate::support::serve::{Server, corpus_flag, listed, session_dirs};
 use futures::StreamExt;
 use serde_json::{Value, json};
-use serve_support::{Server, corpus_flag, listed, mercury_docs, session_dirs, sleuth};
 
 fn client() -> reqwest::Client {
     sleuth::tls::install_crypto_provider();
@@ -365,7 +365,7 @@ async fn a_full_queue_answers_429_with_retry_after_and_writes_nothing() {
 fn off_loopback_a_token_is_required_and_checked() {
     let dir = tempfile::tempdir().expect("tempdir");
     let home = dir.path().join("home");
-    let (code, _, err) = sleuth(&home, &["serve", "--bind", "0.0.0.0:0"]);
+    let (code, _, err) = output(sleuth_cmd(&home).args(["serve", "--bind", "0.0.0.0:0"]));
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("SLEUTH_SERVE_TOKEN") && err.contains("token"), "{err}");
 
@@ -459,7 +459,7 @@ async fn sigterm_mid_session_stops_it_at_a_checkpoint_interrupted_and_resumable(
     // `sleuth resume` continues it to the end.
     let mut resume = vec!["resume", id.as_str(), "--headless", "--max-iterations", "2"];
     resume.extend(args.iter().copied());
-    let (code, out, err) = sleuth(&home, &resume);
+    let (code, out, err) = output(sleuth_cmd(&home).args(&resume));
     assert_eq!(code, Some(0), "{err}");
     assert!(out.starts_with("# Which gadget pairs with widget 3?"), "{out}");
     let row = listed(&home).into_iter().find(|s| s["id"] == id.as_str()).expect("listed");
@@ -488,7 +488,8 @@ async fn sigterm_while_a_session_waits_on_its_question_leaves_it_waiting_and_res
     assert!(row.get("pid").is_none(), "{row}");
 
     // `sleuth resume` asks the question again and finishes the session.
-    let (code, out, err) = sleuth(&home, &["resume", &id, "--headless", "--ask", "first", "--set", &flag]);
+    let (code, out, err) =
+        output(sleuth_cmd(&home).args(["resume", &id, "--headless", "--ask", "first", "--set", &flag]));
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("## Sources"), "{out}");
     let row = listed(&home).into_iter().find(|s| s["id"] == id.as_str()).expect("listed");
@@ -702,12 +703,12 @@ fn a_name_and_port_bind_and_serve_options_are_checked_as_the_config_is() {
     support::e2e::write_corpus(&corpus);
     let mut cmd = support::bin::sleuth_command(&home);
     cmd.args(["serve", "--bind", "localhost:0", "--set", &corpus_flag(&corpus)]);
-    let mut child = cmd.stdin(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).spawn().expect("spawn");
+    cmd.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped());
+    let mut child = support::bin::spawn(&mut cmd);
     let lines = support::bin::Lines::follow(child.stderr.take().expect("stderr"));
     let line = lines.wait_for("listening on", Duration::from_secs(60));
     assert!(line.contains("http://127.0.0.1:"), "{line}");
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(child); // killed
     let ran = support::bin::sleuth(&home, &["serve", "--max-queued", "1000000"]);
     assert_eq!(ran.code, Some(1));
     assert!(ran.stderr.contains("--max-queued: must be between 0 and 100000"), "{}", ran.stderr);

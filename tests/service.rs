@@ -4,18 +4,16 @@
 //! with reserved characters through every output.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-mod serve_support;
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use crate::support;
+use crate::support::mercury::mercury_docs;
+use crate::support::serve::{Server, corpus_flag, listed};
+use rmcp::RoleClient;
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;
-use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
-use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
-use serve_support::{Server, corpus_flag, listed, mercury_docs};
 use support::bin::{DEFAULT_LIMIT, run_limited, sleuth, sleuth_command};
 
 fn client() -> reqwest::Client {
@@ -35,26 +33,14 @@ async fn get_json(c: &reqwest::Client, url: &str) -> (u16, Value) {
 
 /// `sleuth mcp` with `--set` flags and `envs`, driven by the SDK's client.
 async fn mcp(home: &Path, sets: &[String], envs: &[(&str, &str)]) -> RunningService<RoleClient, ()> {
-    let bin = assert_cmd::cargo::cargo_bin("sleuth");
-    let mut args = vec!["mcp".to_string()];
-    for s in sets {
-        args.extend(["--set".to_string(), s.clone()]);
-    }
-    let envs: Vec<(String, String)> = envs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    let transport = TokioChildProcess::new(tokio::process::Command::new(bin).configure(|cmd| {
-        cmd.env("SLEUTH_HOME", home).env_remove("SLEUTH_LOG").args(&args).kill_on_drop(true);
-        for (k, v) in &envs {
-            cmd.env(k, v);
-        }
-    }))
-    .expect("spawn");
-    tokio::time::timeout(DEFAULT_LIMIT, ().serve(transport)).await.expect("initialize in time").expect("initialize")
+    let args: Vec<String> = sets.iter().flat_map(|s| ["--set".to_string(), s.clone()]).collect();
+    support::mcp::connect((), home, &args, envs).await
 }
 
 async fn call(client: &RunningService<RoleClient, ()>, tool: &str, args: Value) -> Value {
     let params =
         CallToolRequestParams::new(tool.to_string()).with_arguments(args.as_object().cloned().expect("object"));
-    let result = tokio::time::timeout(DEFAULT_LIMIT, client.call_tool(params)).await.expect("answered in time");
+    let result = support::mcp::step(&format!("the `{tool}` call"), client.call_tool(params)).await;
     match result {
         Ok(r) => serde_json::to_value(r).expect("json"),
         Err(e) => json!({"protocol_error": e.to_string()}),
@@ -118,7 +104,7 @@ async fn a_session_that_ends_unanswered_is_unanswered_in_the_list_over_http_and_
     let sessions = call(&client, "list_sessions", json!({})).await;
     let text = sessions["content"][0]["text"].as_str().unwrap();
     assert_eq!(text.matches("unanswered").count(), 3, "{text}");
-    let _ = client.cancel().await;
+    let _ = support::mcp::step("closing the client", client.cancel()).await;
     let statuses: Vec<Value> = listed(&home).iter().map(|r| r["status"].clone()).collect();
     assert_eq!(statuses, vec![json!("unanswered"); 3]);
 }
@@ -316,7 +302,7 @@ async fn a_key_with_reserved_characters_reaches_no_output_in_any_encoding() {
     let id = listed(&home)[0]["id"].as_str().unwrap().to_string();
     let report = call(&client, "get_report", json!({"session_id": id})).await;
     assert!(!leaks(&report.to_string()), "{report}");
-    let _ = client.cancel().await;
+    let _ = support::mcp::step("closing the client", client.cancel()).await;
 
     // Every file sleuth wrote: session logs, sources, summaries, the log
     // file at trace, memory, the iteration files.

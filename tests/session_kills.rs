@@ -5,15 +5,14 @@
 //! `resume` takes every one to the end.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-mod support;
-
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use crate::support;
 use sleuth::session::SessionDir;
 use sleuth::session::list::{Status, list_sessions};
-use support::bin::{sleuth_cmd, sleuth_command};
+use support::bin::{sleuth_cmd, sleuth_command, spawn};
 use support::e2e::{copy_dir, kill_after, log_lines, long_session, session_ids};
 
 const QUESTION: &str = "How do widgets connect to gadgets and what latency do they have?";
@@ -119,13 +118,8 @@ fn killed_at_twenty_points_from_startup_to_the_report_no_session_is_damaged_and_
         let home = tmp.path().join(format!("fresh-{step}"));
         let delay = Duration::from_millis(5) + index_time.mul_f64(f64::from(step) / 5.0);
         let point = format!("fresh home, killed after {delay:?}");
-        let mut child = sleuth_command(&home)
-            .args(&run)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child =
+            spawn(sleuth_command(&home).args(&run).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()));
         let until = Instant::now() + delay;
         while Instant::now() < until {
             for s in list_sessions(&home.join("sessions")).unwrap() {

@@ -3,12 +3,11 @@
 //! follow-up, damaged logs, reflexion memory across sessions, secrets.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-mod support;
-
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::support;
 use sleuth::engine::memory::{InMemoryStore, MemorySettings, MemoryStore};
 use sleuth::engine::model::Severity;
 use sleuth::engine::protocol::{Command, Event, EventRecord};

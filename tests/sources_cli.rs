@@ -5,33 +5,13 @@
 //! indexed and cited by page.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-#[path = "support/bin.rs"]
-#[allow(dead_code)]
-mod bin;
-
 use std::path::Path;
 use std::time::Duration;
 
+use crate::support::bin;
 use sleuth::search::local::extract::test_pdf;
 use wiremock::matchers::path;
 use wiremock::{Mock, MockServer, ResponseTemplate};
-
-/// The binary's output; killed and failed after `limit`.
-fn sleuth(home: &Path, env: &[(String, String)], args: &[&str], limit: Duration) -> std::process::Output {
-    let mut cmd = bin::sleuth_command(home);
-    cmd.env_remove("TAVILY_API_KEY")
-        .env_remove("BRAVE_SEARCH_API_KEY")
-        .env_remove("OPENALEX_API_KEY")
-        .env_remove("SEMANTIC_SCHOLAR_API_KEY")
-        .args(args)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    bin::output_within(cmd.spawn().unwrap(), limit, &format!("sleuth {args:?}"))
-}
 
 fn fixture(server: &MockServer, file: &str) -> String {
     let text = std::fs::read_to_string(format!("{}/tests/fixtures/{file}", env!("CARGO_MANIFEST_DIR"))).unwrap();
@@ -93,6 +73,11 @@ fn scholarly_env(server: &MockServer) -> Vec<(String, String)> {
     env
 }
 
+/// `env` as the pairs of names and values `bin::run_within` takes.
+fn pairs(env: &[(String, String)]) -> Vec<(&str, &str)> {
+    env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect()
+}
+
 fn session_log(home: &Path) -> String {
     let sessions = home.join("sessions");
     let id = std::fs::read_dir(&sessions).unwrap().filter_map(|e| e.ok()).find(|e| e.path().is_dir()).unwrap();
@@ -114,7 +99,7 @@ async fn run_with_academic_sources_answers_from_papers_and_rejects_retracted_one
     ];
     let out = tokio::task::spawn_blocking({
         let home = home.path().to_path_buf();
-        move || sleuth(&home, &env, &args, Duration::from_secs(120))
+        move || bin::run_within(&home, &pairs(&env), &args, Duration::from_secs(120))
     })
     .await
     .unwrap();
@@ -149,7 +134,7 @@ async fn run_with_academic_sources_answers_from_papers_and_rejects_retracted_one
         let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
         std::thread::spawn(move || {
             let a: Vec<&str> = args.iter().map(String::as_str).collect();
-            sleuth(&home, &[], &a, Duration::from_secs(30))
+            bin::run_within(&home, &[], &a, Duration::from_secs(30))
         })
         .join()
         .unwrap()
@@ -176,9 +161,9 @@ async fn doctor_probes_each_keyless_provider_and_says_how_to_fix_a_failure() {
     let out = tokio::task::spawn_blocking({
         let home = home.path().to_path_buf();
         move || {
-            sleuth(
+            bin::run_within(
                 &home,
-                &env,
+                &pairs(&env),
                 &["doctor", "--sources", "academic", "--set", "web.contact_email=me@example.org"],
                 Duration::from_secs(60),
             )
@@ -232,12 +217,12 @@ fn a_folder_of_pdfs_is_indexed_by_page_and_cited_with_the_page() {
     )
     .unwrap();
     let corpus_arg = corpus.display().to_string();
-    let out = sleuth(home.path(), &[], &["index", &corpus_arg], Duration::from_secs(60));
+    let out = bin::run_within(home.path(), &[], &["index", &corpus_arg], Duration::from_secs(60));
     let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "{said}");
     assert!(said.contains("1 scanned PDFs without a text layer"), "the scan is skipped with its reason: {said}");
     let set = format!("local.corpus={corpus_arg}");
-    let out = sleuth(
+    let out = bin::run_within(
         home.path(),
         &[],
         &["run", "--set", &set, "--max-iterations", "1", "When may gardens be watered during a drought?"],
@@ -316,7 +301,7 @@ async fn the_builtin_reasoner_answers_from_short_abstracts_and_encyclopedia_sect
     let args = ["run", "--set", r#"search.chains=[["openalex"],["wikipedia"]]"#, "--max-iterations", "1", question];
     let out = tokio::task::spawn_blocking({
         let home = home.path().to_path_buf();
-        move || sleuth(&home, &env, &args, Duration::from_secs(60))
+        move || bin::run_within(&home, &pairs(&env), &args, Duration::from_secs(60))
     })
     .await
     .unwrap();

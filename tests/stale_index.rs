@@ -4,11 +4,10 @@
 //! `stale_check = "warn"`, the run says so and names the command.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-mod support;
-
 use std::path::Path;
 use std::time::Duration;
 
+use crate::support;
 use support::bin::sleuth_cmd;
 
 fn corpus(dir: &Path) {

@@ -3,21 +3,10 @@
 //! corpus folder, one huge file.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-mod support;
-
-use assert_cmd::Command;
+use crate::support;
 use sleuth::session::SessionDir;
-use support::bin::{DEFAULT_LIMIT, output_within, sleuth_cmd};
+use support::bin::{DEFAULT_LIMIT, hermetic, output, output_of, sleuth_cmd, sleuth_command, sleuth_path, texts};
 use support::e2e::{files_under, long_session, session_ids, write_corpus};
-
-fn output(cmd: &mut Command) -> (Option<i32>, String, String) {
-    let out = cmd.output().unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 #[test]
 fn resume_with_the_source_texts_deleted_says_so() {
@@ -62,16 +51,9 @@ fn a_full_disk_leaves_no_temporary_file_and_says_so_once() {
         "trap '' XFSZ; ulimit -f 128; exec \"$0\" run --set local.corpus={} 'How does a widget connect to the gadget bus?'",
         corpus.display()
     );
-    let child = std::process::Command::new("bash")
-        .args(["-c", &script, assert_cmd::cargo::cargo_bin("sleuth").to_str().unwrap()])
-        .env("SLEUTH_HOME", &home)
-        .env_remove("SLEUTH_LOG")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let out = output_within(child, DEFAULT_LIMIT, "`sleuth run` under a file-size limit");
+    let mut bash = std::process::Command::new("bash");
+    bash.args(["-c", &script, sleuth_path().to_str().unwrap()]);
+    let out = output_of(hermetic(&mut bash, &home), DEFAULT_LIMIT).unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert_eq!(err.matches("File too large").count(), 1, "the OS error once: {err}");
@@ -106,16 +88,8 @@ fn a_link_out_of_the_corpus_is_neither_indexed_nor_cited() {
     }
 }
 
-/// The largest resident size (bytes) of any child waited for so far.
-#[cfg(unix)]
-fn children_max_rss() -> u64 {
-    // SAFETY: getrusage fills the zeroed struct it is given.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    assert_eq!(unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) }, 0);
-    usage.ru_maxrss as u64 * 1024
-}
-
-#[cfg(unix)]
+// The peak is read from /proc.
+#[cfg(target_os = "linux")]
 #[test]
 fn a_large_file_of_one_paragraph_is_indexed_in_bounded_memory() {
     let tmp = tempfile::tempdir().unwrap();
@@ -136,9 +110,12 @@ fn a_large_file_of_one_paragraph_is_indexed_in_bounded_memory() {
     }
     std::fs::write(corpus.join("log.txt"), &text).unwrap();
     drop(text);
-    let (code, out, err) = output(sleuth_cmd(&home).arg("index").arg(&corpus));
+    let mut index = sleuth_command(&home);
+    index.arg("index").arg(&corpus);
+    // Its own peak, not that of every child of this binary's tests.
+    let (out, peak) = support::bin::output_and_peak_rss(&mut index, DEFAULT_LIMIT);
+    let (code, out, err) = texts(out);
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("1 page"), "{out}");
-    let peak = children_max_rss();
     assert!(peak < 16 * SIZE as u64, "peak resident size {} MiB for a {} MB file", peak >> 20, SIZE / 1_000_000);
 }

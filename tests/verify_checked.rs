@@ -5,15 +5,11 @@
 //! those sentences is marked in the report and counted in the verification.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-#[path = "llm_support/mod.rs"]
-mod llm_support;
-#[path = "support/scripted.rs"]
-#[allow(dead_code)]
-mod scripted;
-
 use std::sync::Arc;
 
-use llm_support::{Behaviour, FakeLlm};
+use crate::support;
+use crate::support::llm::{Behaviour, FakeLlm};
+use crate::support::scripted;
 use scripted::{ScriptedProvider, doc};
 use sleuth::engine::memory::{InMemoryStore, MemorySettings, MemoryStore};
 use sleuth::engine::model::{CheckOutcome, CheckRule, Outcome};
@@ -47,7 +43,7 @@ async fn session_with_report(report: &str, docs: Vec<scripted::Doc>) -> SessionS
         memory: Arc::new(InMemoryStore::new(MemorySettings::default())) as Arc<dyn MemoryStore>,
         log: Box::new(MemorySink::default()),
     };
-    let (engine, mut handle) = Engine::new(llm_support::settings(1), parts, SessionState::default());
+    let (engine, mut handle) = Engine::new(support::llm::settings(1), parts, SessionState::default());
     let task = tokio::spawn(engine.run());
     handle.commands.send(Command::Start { question: "How do widgets connect to gadgets?".into() }).unwrap();
     while let Some(record) = handle.events.recv().await {

@@ -3,31 +3,17 @@
 //! loopback HTTP servers (wiremock), every child process under a timeout.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-#[allow(dead_code)]
-#[path = "web/mock.rs"]
-mod mock;
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use crate::support;
+use crate::support::bin::{run_async, texts};
+use crate::support::web_mock;
 use serde_json::Value;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
-
-/// Runs `sleuth args…` with `SLEUTH_HOME = home`; (exit code, stdout, stderr).
-async fn sleuth(home: &Path, args: &[&str]) -> (i32, String, String) {
-    let mut cmd = support::bin::sleuth_cmd(home);
-    cmd.args(args);
-    let out = support::bin::output_async(cmd).await;
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 /// A small corpus: watering rules and fines.
 fn corpus(dir: &Path) -> PathBuf {
@@ -47,12 +33,15 @@ fn corpus(dir: &Path) -> PathBuf {
 /// A finished session on the corpus; its report as printed.
 async fn session(home: &Path, corpus: &Path) -> String {
     let set = format!("local.corpus={}", corpus.display());
-    let (code, report, err) = sleuth(
-        home,
-        &["run", "--preset", "simple", "--set", &set, "How much does a first breach of the watering rules cost?"],
-    )
-    .await;
-    assert_eq!(code, 0, "{err}");
+    let (code, report, err) = texts(
+        run_async(
+            home,
+            &[],
+            &["run", "--preset", "simple", "--set", &set, "How much does a first breach of the watering rules cost?"],
+        )
+        .await,
+    );
+    assert_eq!(code, Some(0), "{err}");
     report
 }
 
@@ -80,8 +69,8 @@ async fn sleuths_own_report_verifies_from_its_files_and_from_its_session() {
     std::fs::write(&file, &report).unwrap();
 
     // The sources fetched again: the corpus files, by their file:// addresses.
-    let (code, out, err) = sleuth(&home, &["verify", file.to_str().unwrap(), "--json"]).await;
-    assert_eq!(code, 0, "{out}\n{err}");
+    let (code, out, err) = texts(run_async(&home, &[], &["verify", file.to_str().unwrap(), "--json"]).await);
+    assert_eq!(code, Some(0), "{out}\n{err}");
     let json: Value = serde_json::from_str(&out).unwrap();
     let s = statements(&json);
     assert!(!s.is_empty());
@@ -90,16 +79,17 @@ async fn sleuths_own_report_verifies_from_its_files_and_from_its_session() {
     assert!(json["sources"][0]["sha256"].as_str().unwrap().len() == 64);
 
     // From the session: its claims' quotes decide, by the quote rule.
-    let (code, out, err) = sleuth(&home, &["verify", "--session", "last"]).await;
-    assert_eq!(code, 0, "{out}\n{err}");
+    let (code, out, err) = texts(run_async(&home, &[], &["verify", "--session", "last"]).await);
+    assert_eq!(code, Some(0), "{out}\n{err}");
     assert!(out.contains("✓ supported") && out.contains("quote"), "{out}");
     assert!(out.contains("0 unsupported"), "{out}");
 
     // The exported Markdown (with its sources list and appendix) verifies too.
-    let (_, md, _) = sleuth(&home, &["export", "last"]).await;
+    let (_, md, _) = texts(run_async(&home, &[], &["export", "last"]).await);
     std::fs::write(&file, &md).unwrap();
-    let (code, out, _) = sleuth(&home, &["verify", file.to_str().unwrap(), "--session", "last", "--json"]).await;
-    assert_eq!(code, 0, "{out}");
+    let (code, out, _) =
+        texts(run_async(&home, &[], &["verify", file.to_str().unwrap(), "--session", "last", "--json"]).await);
+    assert_eq!(code, Some(0), "{out}");
     let json: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(statements(&json).len(), s.len(), "the appendix and the sources list are not claims");
 }
@@ -107,10 +97,10 @@ async fn sleuths_own_report_verifies_from_its_files_and_from_its_session() {
 /// A loopback site: the city's watering page and a newspaper's fines page.
 async fn site() -> MockServer {
     let server = MockServer::start().await;
-    mock::html_page(
+    web_mock::html_page(
         &server,
         "/water",
-        mock::article(
+        web_mock::article(
             "Watering rules",
             "2025-06-01",
             &[
@@ -120,10 +110,10 @@ async fn site() -> MockServer {
         ),
     )
     .await;
-    mock::html_page(
+    web_mock::html_page(
         &server,
         "/fines",
-        mock::article(
+        web_mock::article(
             "Fines",
             "2025-06-02",
             &["A first breach costs 50 euros. A second breach of the watering rules costs 150 euros."],
@@ -153,8 +143,8 @@ async fn a_gpt_researcher_report_with_one_fabricated_quote_is_flagged() {
     let file = tmp.path().join("gpt-researcher.md");
     std::fs::write(&file, report).unwrap();
     let home = tmp.path().join("home");
-    let (code, out, err) = sleuth(&home, &["verify", file.to_str().unwrap(), "--json"]).await;
-    assert_eq!(code, 7, "an unsupported claim fails: {out}\n{err}");
+    let (code, out, err) = texts(run_async(&home, &[], &["verify", file.to_str().unwrap(), "--json"]).await);
+    assert_eq!(code, Some(7), "an unsupported claim fails: {out}\n{err}");
     let json: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(json["cites"], "inline links");
     let s = statements(&json);
@@ -169,8 +159,8 @@ async fn a_gpt_researcher_report_with_one_fabricated_quote_is_flagged() {
     assert_eq!(json["summary"]["unsupported"], 1);
 
     // The table names the rule that decided each sentence.
-    let (code, table, _) = sleuth(&home, &["verify", file.to_str().unwrap()]).await;
-    assert_eq!(code, 7);
+    let (code, table, _) = texts(run_async(&home, &[], &["verify", file.to_str().unwrap()]).await);
+    assert_eq!(code, Some(7));
     assert!(table.contains("✗ unsupported") && table.contains("the quote is not in any cited source"), "{table}");
     assert!(table.contains("Rules: quote:") || table.contains("quote: a quote given"), "{table}");
 }
@@ -196,10 +186,11 @@ async fn a_source_that_cannot_be_fetched_is_unreachable_not_unsupported() {
     std::fs::write(&file, report).unwrap();
     let home = tmp.path().join("home");
     let started = std::time::Instant::now();
-    let (code, out, err) =
-        sleuth(&home, &["verify", file.to_str().unwrap(), "--json", "--set", "web.fetch_timeout_secs=1"]).await;
+    let (code, out, err) = texts(
+        run_async(&home, &[], &["verify", file.to_str().unwrap(), "--json", "--set", "web.fetch_timeout_secs=1"]).await,
+    );
     assert!(started.elapsed() < Duration::from_secs(30), "the fetch timeout holds");
-    assert_eq!(code, 8, "nothing unsupported, two claims unchecked: {out}\n{err}");
+    assert_eq!(code, Some(8), "nothing unsupported, two claims unchecked: {out}\n{err}");
     let json: Value = serde_json::from_str(&out).unwrap();
     let outcomes: Vec<String> = statements(&json).into_iter().map(|(_, o, _)| o).collect();
     assert_eq!(outcomes, vec!["supported", "unreachable", "unreachable"]);
@@ -215,14 +206,15 @@ async fn a_bundle_rechecks_offline_and_any_changed_byte_fails() {
     let corpus = corpus(tmp.path());
     session(&home, &corpus).await;
     let bundle = tmp.path().join("evidence.bundle.json");
-    let (code, _, err) = sleuth(&home, &["export", "last", "--format", "bundle", "-o", bundle.to_str().unwrap()]).await;
-    assert_eq!(code, 0, "{err}");
+    let (code, _, err) =
+        texts(run_async(&home, &[], &["export", "last", "--format", "bundle", "-o", bundle.to_str().unwrap()]).await);
+    assert_eq!(code, Some(0), "{err}");
     assert!(err.contains("its SHA-256: "), "{err}");
     // Offline: the corpus is gone, the session too.
     std::fs::remove_dir_all(&corpus).unwrap();
     std::fs::remove_dir_all(home.join("sessions")).unwrap();
-    let (code, out, err) = sleuth(&home, &["verify", bundle.to_str().unwrap()]).await;
-    assert_eq!(code, 0, "{out}\n{err}");
+    let (code, out, err) = texts(run_async(&home, &[], &["verify", bundle.to_str().unwrap()]).await);
+    assert_eq!(code, Some(0), "{out}\n{err}");
     assert!(
         out.contains("every byte is as exported") && out.contains("agrees with the verification recorded"),
         "{out}"
@@ -249,8 +241,8 @@ async fn a_bundle_rechecks_offline_and_any_changed_byte_fails() {
         let mut changed = bytes.clone();
         changed[pos] = if changed[pos] == to { b'1' } else { to };
         std::fs::write(&bundle, &changed).unwrap();
-        let (code, out, _) = sleuth(&home, &["verify", bundle.to_str().unwrap(), "--json"]).await;
-        assert_eq!(code, 7, "byte {pos} changed must fail: {out}");
+        let (code, out, _) = texts(run_async(&home, &[], &["verify", bundle.to_str().unwrap(), "--json"]).await);
+        assert_eq!(code, Some(7), "byte {pos} changed must fail: {out}");
         let json: Value = serde_json::from_str(&out).unwrap();
         assert!(!json["changed"].as_array().unwrap().is_empty(), "{out}");
     }
@@ -260,7 +252,7 @@ async fn a_bundle_rechecks_offline_and_any_changed_byte_fails() {
 async fn changing_site(version: Arc<AtomicUsize>) -> MockServer {
     let server = MockServer::start().await;
     let page_url = format!("{}/widgets", server.uri());
-    mock::searxng(&server, move |_| vec![mock::hit(&page_url, "Widget wiring")]).await;
+    web_mock::searxng(&server, move |_| vec![web_mock::hit(&page_url, "Widget wiring")]).await;
     Mock::given(method("GET"))
         .and(path("/widgets"))
         .respond_with(move |_: &Request| {
@@ -269,7 +261,7 @@ async fn changing_site(version: Arc<AtomicUsize>) -> MockServer {
             } else {
                 "Widgets now pair with gadgets over a short-range radio link."
             };
-            let html = mock::article(
+            let html = web_mock::article(
                 "Widget wiring",
                 "2025-06-01",
                 &[fact, "The lab measured the connection over many spring trials with care and patience."],
@@ -296,19 +288,20 @@ async fn recheck_finds_the_quote_gone_after_the_page_changed_and_records_it() {
         ),
     )
     .unwrap();
-    let (code, report, err) = sleuth(&home, &["run", "--preset", "simple", "How do widgets connect to gadgets?"]).await;
-    assert!(matches!(code, 0 | 4), "{err}");
+    let (code, report, err) =
+        texts(run_async(&home, &[], &["run", "--preset", "simple", "How do widgets connect to gadgets?"]).await);
+    assert!(matches!(code, Some(0 | 4)), "{err}");
     assert!(report.contains("shielded copper cable"), "{report}\n{err}");
 
     // Unchanged: every claim stands.
-    let (code, out, err) = sleuth(&home, &["recheck", "last"]).await;
-    assert_eq!(code, 0, "{out}\n{err}");
+    let (code, out, err) = texts(run_async(&home, &[], &["recheck", "last"]).await);
+    assert_eq!(code, Some(0), "{out}\n{err}");
     assert!(out.contains("unchanged") && out.contains("claims still stand"), "{out}");
 
     // The page changes between two fetches.
     version.store(1, Ordering::SeqCst);
-    let (code, out, err) = sleuth(&home, &["recheck", "last", "--json"]).await;
-    assert_eq!(code, 7, "a claim no longer stands: {out}\n{err}");
+    let (code, out, err) = texts(run_async(&home, &[], &["recheck", "last", "--json"]).await);
+    assert_eq!(code, Some(7), "a claim no longer stands: {out}\n{err}");
     let json: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(json["sources"][0]["status"], "changed");
     let statuses: Vec<&str> =
@@ -324,17 +317,17 @@ async fn recheck_finds_the_quote_gone_after_the_page_changed_and_records_it() {
     );
     assert_eq!(state.rechecks.len(), 2);
     assert!(state.rechecks[1].fallen() > 0);
-    let (_, md, _) = sleuth(&home, &["export", "last"]).await;
+    let (_, md, _) = texts(run_async(&home, &[], &["export", "last"]).await);
     assert!(md.contains("- rechecked ") && md.contains("quote gone"), "{md}");
-    let (code, _, _) = sleuth(&home, &["recheck", "last", "--dry-run"]).await;
-    assert_eq!(code, 7);
+    let (code, _, _) = texts(run_async(&home, &[], &["recheck", "last", "--dry-run"]).await);
+    assert_eq!(code, Some(7));
     let log = std::fs::read_to_string(home.join("sessions").join(&id).join("events.jsonl")).unwrap();
     assert_eq!(log.matches("\"type\":\"rechecked\"").count(), 2, "--dry-run records nothing");
 
     // Gone: 404 now.
     server.reset().await;
-    let (code, out, _) = sleuth(&home, &["recheck", "last", "--json"]).await;
-    assert_eq!(code, 7, "{out}");
+    let (code, out, _) = texts(run_async(&home, &[], &["recheck", "last", "--json"]).await);
+    assert_eq!(code, Some(7), "{out}");
     let json: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(json["sources"][0]["status"], "gone");
     assert!(json["claims"].as_array().unwrap().iter().any(|c| c["status"] == "page_gone"), "{out}");

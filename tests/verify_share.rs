@@ -5,17 +5,17 @@
 //! (`pdftotext`, poppler-utils).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-mod support;
-
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::support;
 use serde_json::Value;
 use sleuth::engine::memory::{InMemoryStore, MemorySettings, MemoryStore};
 use sleuth::engine::model::SourceId;
 use sleuth::engine::protocol::{Command, Event, Steer};
 use sleuth::engine::{Engine, SessionState};
 use sleuth::session::{fork, open_session, read_log};
+use support::bin::{TOOL_LIMIT, output, output_of, sleuth_cmd};
 use support::disk::{OnAsk, parts, run_new};
 use support::scripted::{ScriptedProvider, ScriptedReasoner, Turn, corpus};
 
@@ -31,15 +31,6 @@ fn turns() -> Vec<Turn> {
 
 fn memory() -> Arc<dyn MemoryStore> {
     Arc::new(InMemoryStore::new(MemorySettings::default()))
-}
-
-fn sleuth(home: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = support::bin::sleuth_cmd(home).args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 /// Session `orig` (2 iterations) and `fork1`, forked from its iteration 1,
@@ -115,12 +106,12 @@ async fn diff_shows_what_a_steered_fork_changed_claim_by_claim() {
     assert_eq!(d.scores.len(), 8, "confidence, coverage and the six components");
 
     // The same through the binary.
-    let (code, out, err) = sleuth(home.path(), &["diff", "orig", "fork1", "--json"]);
-    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = output(sleuth_cmd(home.path()).args(["diff", "orig", "fork1", "--json"]));
+    assert_eq!(code, Some(0), "{err}");
     let json: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(json["relation"], "B is a fork of A from iteration 1");
     assert!(json["claims"].as_array().unwrap().iter().any(|c| c["change"] == "removed"));
-    let (_, text, _) = sleuth(home.path(), &["diff", "orig", "fork1"]);
+    let (_, text, _) = output(sleuth_cmd(home.path()).args(["diff", "orig", "fork1"]));
     assert!(text.contains(&format!("  - {first}")), "{text}");
     assert!(text.contains("citation density") && text.contains("Sources: "), "{text}");
 }
@@ -138,18 +129,15 @@ fn shared_session(home: &Path) -> String {
     )
     .unwrap();
     let set = format!("local.corpus={}", corpus.display());
-    let (code, _, err) = sleuth(
-        home,
-        &[
-            "run",
-            "--preset",
-            "simple",
-            "--set",
-            &set,
-            "When may I water my garden during a drought, and what are the fines?",
-        ],
-    );
-    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = output(sleuth_cmd(home).args([
+        "run",
+        "--preset",
+        "simple",
+        "--set",
+        &set,
+        "When may I water my garden during a drought, and what are the fines?",
+    ]));
+    assert_eq!(code, Some(0), "{err}");
     support::e2e::session_ids(home).pop().unwrap()
 }
 
@@ -159,8 +147,9 @@ fn the_html_export_is_self_contained_and_every_claim_carries_its_mark_and_quote(
     let home = tmp.path();
     let id = shared_session(home);
     let file = tmp.path().join("report.html");
-    let (code, _, err) = sleuth(home, &["export", &id, "--format", "html", "-o", file.to_str().unwrap()]);
-    assert_eq!(code, 0, "{err}");
+    let (code, _, err) =
+        output(sleuth_cmd(home).args(["export", &id, "--format", "html", "-o", file.to_str().unwrap()]));
+    assert_eq!(code, Some(0), "{err}");
     let html = std::fs::read_to_string(&file).unwrap();
     let state = SessionState::replay(&read_log(&home.join("sessions").join(&id).join("events.jsonl")).unwrap().records);
     let v = state.verification.as_ref().unwrap();
@@ -200,23 +189,25 @@ fn the_html_export_is_self_contained_and_every_claim_carries_its_mark_and_quote(
 #[test]
 fn the_pdf_export_holds_the_reports_sentences_and_citations_as_text() {
     // Independent extraction by poppler's pdftotext (`.ci/run` installs poppler-utils).
-    let probe = std::process::Command::new("pdftotext").arg("-v").output();
+    let probe = output_of(std::process::Command::new("pdftotext").arg("-v"), TOOL_LIMIT);
     assert!(probe.is_ok(), "pdftotext (poppler-utils) is needed for this test: apt-get install poppler-utils");
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path();
     let id = shared_session(home);
     let file = tmp.path().join("report.pdf");
-    let (code, _, err) = sleuth(home, &["export", &id, "--format", "pdf", "-o", file.to_str().unwrap()]);
-    assert_eq!(code, 0, "{err}");
+    let (code, _, err) =
+        output(sleuth_cmd(home).args(["export", &id, "--format", "pdf", "-o", file.to_str().unwrap()]));
+    assert_eq!(code, Some(0), "{err}");
     let bytes = std::fs::read(&file).unwrap();
     assert!(bytes.starts_with(b"%PDF-"));
     // Links as poppler reads them: the sources' addresses, and citations
     // that jump inside the document.
-    let xml = std::process::Command::new("pdftohtml").args(["-xml", "-stdout", "-i"]).arg(&file).output().unwrap();
+    let xml = output_of(std::process::Command::new("pdftohtml").args(["-xml", "-stdout", "-i"]).arg(&file), TOOL_LIMIT)
+        .unwrap();
     let xml = String::from_utf8_lossy(&xml.stdout).into_owned();
     assert!(xml.contains("<a href=\"file://"), "clickable addresses: {xml}");
     assert!(xml.contains(".html#"), "in-document links: {xml}");
-    let out = std::process::Command::new("pdftotext").arg(&file).arg("-").output().unwrap();
+    let out = output_of(std::process::Command::new("pdftotext").arg(&file).arg("-"), TOOL_LIMIT).unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -244,7 +235,7 @@ fn exports_number_sources_once_say_a_files_date_is_its_modification_and_do_not_r
     let same = state.sources.iter().find(|s| s.meta.heading.as_deref() == Some(s.meta.title.as_str()));
     let same = same.expect("a passage whose heading is its page's title (the first section)");
 
-    let (_, md, _) = sleuth(home, &["export", &id]);
+    let (_, md, _) = output(sleuth_cmd(home).args(["export", &id]));
     let list = md.split("\n## Sources\n\n").nth(1).unwrap().split("\n\n").next().unwrap();
     for line in list.lines() {
         assert!(line.starts_with("- ["), "numbered once, by its id: {line}");
@@ -256,8 +247,8 @@ fn exports_number_sources_once_say_a_files_date_is_its_modification_and_do_not_r
     let report = &state.report.as_ref().unwrap().markdown;
     assert!(!report.contains(&format!("{t} — {t}", t = same.meta.title)), "{report}");
 
-    let (_, bib, _) = sleuth(home, &["export", &id, "--format", "bibtex"]);
+    let (_, bib, _) = output(sleuth_cmd(home).args(["export", &id, "--format", "bibtex"]));
     assert!(bib.contains("urldate = {") && !bib.contains("  date = {"), "{bib}");
-    let (_, csl, _) = sleuth(home, &["export", &id, "--format", "csl-json"]);
+    let (_, csl, _) = output(sleuth_cmd(home).args(["export", &id, "--format", "csl-json"]));
     assert!(!csl.contains("\"issued\""), "{csl}");
 }

@@ -4,14 +4,12 @@
 //! reaching the next queries, and resilience (fallback, 429, 5xx, timeouts).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-#[path = "web/mock.rs"]
-mod mock;
-mod support;
-
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mock::*;
+use crate::support;
+use crate::support::web_mock;
+use crate::support::web_mock::*;
 use sleuth::engine::Event;
 use sleuth::engine::model::{Outcome, SourceId, SourceKind};
 use sleuth::engine::ports::TextStore;
@@ -505,7 +503,7 @@ async fn strict_mode_over_unknown_domains_says_why_and_how_to_widen_it() {
     );
 }
 
-async fn tiered_session(mode: SourceMode, social_text: &str, turn: Turn) -> mock::Finished {
+async fn tiered_session(mode: SourceMode, social_text: &str, turn: Turn) -> web_mock::Finished {
     let server = MockServer::start().await;
     let port = server.address().port();
     html_page(

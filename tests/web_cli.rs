@@ -5,18 +5,14 @@
 //! and the report on stdout.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-#[allow(dead_code)]
-#[path = "web/mock.rs"]
-mod mock;
-mod support;
-
 use std::net::TcpListener;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use mock::*;
+use crate::support;
+use crate::support::web_mock::*;
 use serde_json::Value;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
@@ -53,13 +49,6 @@ fn off_topic(i: usize) -> String {
     article(&format!("Casino {i}"), "2025-06-01", &[&p, &p.replace("night", "evening")])
 }
 
-/// Runs the binary with `SLEUTH_HOME = home`, no web keys in its environment.
-async fn sleuth(home: &Path, args: &[&str]) -> std::process::Output {
-    let mut cmd = support::bin::sleuth_cmd(home);
-    cmd.env_remove("TAVILY_API_KEY").env_remove("BRAVE_SEARCH_API_KEY").env_remove("SLEUTH_TEST_UNSET_KEY").args(args);
-    support::bin::output_async(cmd).await
-}
-
 /// `sleuth run` of `QUESTION` with `config` as the config file; thresholds
 /// it cannot meet, so it runs `iterations` iterations unless it converges.
 async fn run(home: &Path, config: &str, iterations: u32, extra: &[&str]) -> (String, String) {
@@ -76,7 +65,7 @@ async fn run(home: &Path, config: &str, iterations: u32, extra: &[&str]) -> (Str
     }
     args.extend(extra);
     args.push(QUESTION);
-    let out = sleuth(home, &args).await;
+    let out = support::bin::run_async(home, &[], &args).await;
     let (stdout, stderr) =
         (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned());
     // 4: finished, but the sources do not answer (strict mode can filter every page).
@@ -387,7 +376,7 @@ async fn doctor_fails_a_chain_whose_only_provider_fails() {
     Mock::given(method("GET")).and(path("/search")).respond_with(ResponseTemplate::new(403)).mount(&server).await;
     let home = tempfile::tempdir().unwrap();
     std::fs::write(home.path().join("config.toml"), searxng_config(&server, "")).unwrap();
-    let out = sleuth(home.path(), &["doctor"]).await;
+    let out = support::bin::run_async(home.path(), &[], &["doctor"]).await;
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(!out.status.success(), "{stdout}");
     let chain = stdout.lines().find(|l| l.starts_with("search chain 1")).unwrap();
@@ -414,7 +403,7 @@ async fn a_chain_provider_without_its_key_is_left_out_when_another_stands_in() {
     // Alone in its chain, it stops the run at start, naming the variable.
     let alone = web.replace("[\"tavily\", \"searxng\"]", "[\"tavily\"]");
     std::fs::write(home.path().join("config.toml"), alone).unwrap();
-    let out = sleuth(home.path(), &["run", QUESTION]).await;
+    let out = support::bin::run_async(home.path(), &[], &["run", QUESTION]).await;
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && stderr.contains("SLEUTH_TEST_UNSET_KEY"), "{stderr}");
 }

@@ -26,6 +26,7 @@ mod plan;
 mod question;
 mod rarity;
 mod related;
+mod release_notes;
 mod review;
 mod score;
 mod write;
@@ -297,6 +298,7 @@ impl Reasoner for BuiltinReasoner {
             constraint_stems: &cstems,
             chosen: &chosen,
             found_again: &ctx.found_again,
+            about_release: release_notes::asks_about_release(&ctx.question),
         };
         let mut verdicts = review::review(&candidates, &kept, &asked, &weights, &self.cfg);
         if let Some(links) = &self.links {

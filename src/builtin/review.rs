@@ -1,10 +1,12 @@
 //! REVIEW: keep or reject each new source, with a reason the quality
-//! report counts: `redirect`, `too_short`, `duplicate`, `off_topic`.
+//! report counts: `redirect`, `too_short`, `duplicate`, `release_notes`,
+//! `off_topic`.
 
 use super::Src;
 use super::aspects::Aspect;
 use super::config::BuiltinConfig;
 use super::rarity::Weights;
+use super::release_notes::is_release_log;
 use super::score::relevance;
 use crate::engine::model::{SourceId, SourceVerdict};
 use crate::text::sorted_jaccard;
@@ -25,6 +27,8 @@ pub struct Asked<'a> {
     pub chosen: &'a [String],
     /// Candidates rejected before and found again now.
     pub found_again: &'a [SourceId],
+    /// The question asks about a release (`release_notes::asks_about_release`).
+    pub about_release: bool,
 }
 
 pub fn review(
@@ -34,7 +38,7 @@ pub fn review(
     w: &Weights,
     cfg: &BuiltinConfig,
 ) -> Vec<SourceVerdict> {
-    let Asked { aspects, constraint_stems, chosen, found_again } = *asked;
+    let Asked { aspects, constraint_stems, chosen, found_again, about_release } = *asked;
     let question_stems: Vec<&String> = aspects.iter().flat_map(|a| &a.stems).collect();
     let mut accepted: Vec<&Src<'_>> = kept.iter().collect();
     let mut out = Vec::new();
@@ -71,6 +75,12 @@ pub fn review(
         }
         if accepted.iter().any(|k| sorted_jaccard(&k.an.fingerprint, &c.an.fingerprint) >= cfg.duplicate_similarity) {
             out.push(verdict(false, Some("duplicate"), Vec::new()));
+            continue;
+        }
+        // A changelog shares the words of almost any question without
+        // answering it; it answers only a question about a release.
+        if !about_release && is_release_log(&c.an) {
+            out.push(verdict(false, Some("release_notes"), Vec::new()));
             continue;
         }
         // After the user picked a sense, a source in another one is off topic.

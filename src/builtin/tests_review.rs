@@ -294,3 +294,37 @@ async fn related_concepts_are_pointers_never_aspects_to_cover() {
     assert_eq!(later.related_aspects, c.related_aspects);
     assert_eq!(later.aspects_required, c.aspects_required);
 }
+
+/// A changelog of a borrow-checking tool: every release names the borrow
+/// checker and lifetimes, none says how it verifies them.
+fn changelog() -> String {
+    (0..6)
+        .map(|i| {
+            format!(
+                "## Version 1.{}.0 (2025-0{}-01)\n\nThe borrow checker now verifies lifetimes of references in \
+                 closures in more cases. Fixed a bug where the borrow checker reported lifetimes of references \
+                 twice. Improved the error message for lifetimes that outlive their owner.\n\n",
+                20 - i,
+                i + 1
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_changelog_is_kept_only_for_a_question_about_a_release() {
+    let candidates = || vec![doc(1, "Borrow checker", ON_TOPIC), doc(2, "Changes", &changelog())];
+    let v = review(BuiltinConfig::default(), candidates(), Vec::new()).await;
+    assert!(verdict(&v, 1).kept, "{v:?}");
+    assert_eq!(reason(&v, 2), Some("release_notes"), "{v:?}");
+    // The same page for a question about a release is kept.
+    let about = ReviewContext {
+        question: "Which version made the borrow checker verify lifetimes in closures?".into(),
+        constraints: Vec::new(),
+        candidates: candidates(),
+        kept: Vec::new(),
+        found_again: Vec::new(),
+    };
+    let v = with_config(BuiltinConfig::default()).review(about).await.unwrap().value;
+    assert!(verdict(&v, 2).kept, "a release question keeps the changelog: {v:?}");
+}

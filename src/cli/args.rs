@@ -188,8 +188,9 @@ impl ServeArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct DoctorArgs {
-    /// The test query sent to each search provider (default: a title from
-    /// the local corpus for it, "boiling point of water" for the others).
+    /// The test query sent to each search provider (default: for the local
+    /// corpus, a title or the opening words of one of its pages; "boiling
+    /// point of water" for the others).
     #[arg(long)]
     pub query: Option<String>,
     /// Check only the LLM endpoints.

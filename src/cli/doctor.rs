@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::args::DoctorArgs;
 use super::{exit, setup};
 use crate::config::ReasonerKind;
-use crate::llm::probe::{EndpointReport, MODES_FILE, SchemaSupport, diagnose, remember_modes};
+use crate::llm::probe::{EndpointReport, MODES_FILE, START_THE_SERVER, SchemaSupport, diagnose, remember_modes};
 use crate::llm::{LlmReasoner, StructuredMode};
 use crate::text::sanitize_inline;
 
@@ -78,7 +78,7 @@ pub async fn execute(global: &super::GlobalArgs, args: DoctorArgs) -> anyhow::Re
         ReasonerKind::Builtin => "builtin",
         ReasonerKind::Llm => "llm",
     };
-    println!("sleuth doctor — config: {}; reasoner: {reasoner}\n", config_origin(&setup, global, &args));
+    println!("sleuth doctor — settings from {}; reasoner: {reasoner}\n", config_origin(&setup, global, &args));
     print_table(&rows);
     let failed: Vec<&Row> = rows.iter().filter(|r| r.status == Status::Fail && r.counted).collect();
     println!();
@@ -102,23 +102,34 @@ pub async fn execute(global: &super::GlobalArgs, args: DoctorArgs) -> anyhow::Re
     }
 }
 
-/// Where the configuration came from: the file (or the built-in
-/// defaults), then what overrides it (`SLEUTH__…` variables, `--set` keys,
-/// research flags), named but not valued.
+/// Where the settings came from, in the order they apply (the first wins):
+/// research flags, `--set` keys, `SLEUTH__…` variables (named, not
+/// valued), the config file, and the built-in defaults under them all,
+/// naming the file looked for when there is none.
 fn config_origin(setup: &setup::Setup, global: &super::GlobalArgs, args: &DoctorArgs) -> String {
-    let mut origin = setup.config_path.as_ref().map_or("built-in defaults".to_string(), |p| p.display().to_string());
-    let env: Vec<String> = std::env::vars().map(|(k, _)| k).filter(|k| k.starts_with("SLEUTH__")).collect();
-    if !env.is_empty() {
-        origin.push_str(&format!(" + environment ({})", env.join(", ")));
+    let mut layers = Vec::new();
+    if args.research != super::args::ChoiceArgs::default() {
+        layers.push("research flags".to_string());
     }
     let set: Vec<&str> = global.set.iter().map(|s| s.split('=').next().unwrap_or(s).trim()).collect();
     if !set.is_empty() {
-        origin.push_str(&format!(" + --set {}", set.join(", ")));
+        layers.push(format!("--set {}", set.join(", ")));
     }
-    if args.research != super::args::ChoiceArgs::default() {
-        origin.push_str(" + research flags");
+    let env: Vec<String> = std::env::vars().map(|(k, _)| k).filter(|k| k.starts_with("SLEUTH__")).collect();
+    if !env.is_empty() {
+        layers.push(format!("environment ({})", env.join(", ")));
     }
-    origin
+    match &setup.config_path {
+        Some(p) => {
+            layers.push(p.display().to_string());
+            layers.push("built-in defaults".into());
+        }
+        None => layers.push(format!(
+            "built-in defaults (no config file at {})",
+            global.config.clone().unwrap_or_else(|| setup.paths.config_file()).display()
+        )),
+    }
+    layers.join(", then ")
 }
 
 pub(super) fn required(is_required: bool) -> Status {
@@ -148,9 +159,7 @@ fn endpoint_rows(r: &EndpointReport, needed: bool, rows: &mut Vec<Row>) {
             return;
         }
         Err(e) => {
-            let fix = "start the server (Ollama: `ollama serve`; llama.cpp: `llama-server -m model.gguf --port 8080`; \
-                       vLLM: `vllm serve MODEL`), or set [llm] base_url to where it runs, or research without a model: \
-                       `--reasoner builtin`";
+            let fix = format!("{START_THE_SERVER}, or research without a model: `--reasoner builtin`");
             rows.push(row(header, required(needed), format!("unreachable: {e}\n  fix: {fix}")));
             return;
         }

@@ -10,7 +10,10 @@ use super::resume::{continue_session, frontend};
 use super::setup::{self, cli_error};
 
 pub async fn execute(global: &GlobalArgs, args: ForkArgs) -> anyhow::Result<u8> {
-    let setup = setup::load(global)?;
+    let mut setup = setup::load(global)?;
+    args.tui.apply(&mut setup.config);
+    // The theme is checked before the fork is made.
+    let front = frontend(&setup, args.headless, args.json, &args.tui)?;
     let sessions = setup::sessions(&setup);
     // What retunes the fork; the ask policy only says how this run answers.
     let request = args.research.request(None);
@@ -30,7 +33,6 @@ pub async fn execute(global: &GlobalArgs, args: ForkArgs) -> anyhow::Result<u8> 
         eprintln!("continue it with: sleuth resume {}", forked.id);
         return Ok(exit::OK);
     }
-    let front = frontend(args.headless, args.json);
     // The fork already carries the flags' choices; continuing it applies
     // only the ask policy on top.
     let continuing = crate::research::ResearchRequest { ask: args.ask, ..Default::default() };

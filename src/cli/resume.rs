@@ -4,34 +4,43 @@
 //! sources and findings. Both continue under the session's recorded
 //! configuration (`research::sessions::recorded_config`).
 
-use super::args::ResumeArgs;
+use super::args::{ResumeArgs, TuiArgs};
 use super::drive::{HeadlessOptions, run_headless};
 use super::setup::{self, Setup, cli_error};
 use super::{GlobalArgs, exit};
 use crate::config::AskPolicy;
 use crate::research::{ResearchRequest, Resumption, Sessions};
+use crate::tui::Options;
 
 /// Which front end continues a session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Frontend {
     Headless,
-    Tui,
+    /// The TUI, with its theme and keys.
+    Tui(Box<Options>),
 }
 
 /// `resume` and `fork` continue in the TUI on a terminal, headless with
-/// `--headless`, `--json`, or without a terminal (scripts, CI).
-pub(super) fn frontend(headless: bool, json: bool) -> Frontend {
-    if headless || json || !crate::tui::has_terminal() { Frontend::Headless } else { Frontend::Tui }
+/// `--headless`, `--json`, or without a terminal (scripts, CI). `--theme`
+/// (applied to `setup` by the caller) is read here, before any session is
+/// touched: a bad theme is an error whichever front end runs.
+pub(super) fn frontend(setup: &Setup, headless: bool, json: bool, flags: &TuiArgs) -> anyhow::Result<Frontend> {
+    let tui = !(headless || json || !crate::tui::has_terminal());
+    if !tui && flags.theme.is_none() {
+        return Ok(Frontend::Headless);
+    }
+    let opts = Options::from_config(&setup.config.tui, Some(&setup.paths.config_dir))?;
+    Ok(if tui { Frontend::Tui(Box::new(opts)) } else { Frontend::Headless })
 }
 
 pub async fn execute(global: &GlobalArgs, args: ResumeArgs) -> anyhow::Result<u8> {
-    let setup = setup::load(global)?;
+    let mut setup = setup::load(global)?;
+    args.tui.apply(&mut setup.config);
+    let front = frontend(&setup, args.headless, args.json, &args.tui)?;
     let sessions = setup::sessions(&setup);
     let request = args.research.request(args.ask);
     if let Some(question) = &args.follow_up {
-        return follow_up(global, &setup, &sessions, &args, &request, question).await;
+        return follow_up(global, &setup, &sessions, &args, &request, question, front).await;
     }
-    let front = frontend(args.headless, args.json);
     continue_session(global, &setup, &sessions, &args.id, &request, args.json, front).await
 }
 
@@ -72,7 +81,7 @@ pub(super) async fn continue_session(
             let policy = request.ask.unwrap_or(recorded_policy(&handle.state));
             run_headless(handle, HeadlessOptions { policy, json }).await
         }
-        Frontend::Tui => super::tui::continue_live(setup, handle).await,
+        Frontend::Tui(opts) => super::tui::continue_live(setup, &opts, handle).await,
     }
 }
 
@@ -93,6 +102,7 @@ async fn follow_up(
     args: &ResumeArgs,
     request: &ResearchRequest,
     question: &str,
+    front: Frontend,
 ) -> anyhow::Result<u8> {
     if question.trim().is_empty() {
         anyhow::bail!(
@@ -111,12 +121,12 @@ async fn follow_up(
         "follow-up of session {prev} as session {}: starting from its {} sources and {} findings",
         handle.id, started.sources, started.findings
     );
-    match frontend(args.headless, args.json) {
+    match front {
         Frontend::Headless => {
             let policy = request.ask.unwrap_or(setup.config.research.ask);
             run_headless(handle, HeadlessOptions { policy, json: args.json }).await
         }
-        Frontend::Tui => super::tui::continue_live(setup, handle).await,
+        Frontend::Tui(opts) => super::tui::continue_live(setup, &opts, handle).await,
     }
 }
 

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueEnum};
 
-use super::args::ResearchArgs;
+use super::args::{ResearchArgs, TuiArgs};
 use crate::config::AskPolicy;
 use crate::session::export::ExportFormat;
 
@@ -38,6 +38,8 @@ pub struct ResumeArgs {
     /// How to answer a clarifying question without a TUI.
     #[arg(long, value_enum)]
     pub ask: Option<AskPolicy>,
+    #[command(flatten)]
+    pub tui: TuiArgs,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -63,6 +65,8 @@ pub struct ForkArgs {
     /// How to answer a clarifying question without a TUI.
     #[arg(long, value_enum)]
     pub ask: Option<AskPolicy>,
+    #[command(flatten)]
+    pub tui: TuiArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -70,10 +70,9 @@ pub async fn start(
 }
 
 /// Shows a resumed (or forked, or follow-up) session live: an open ASK asks again.
-pub(super) async fn continue_live(setup: &setup::Setup, session: SessionHandle) -> anyhow::Result<u8> {
-    let opts = Options::from_config(&setup.config.tui, Some(&setup.paths.config_dir))?;
+pub(super) async fn continue_live(setup: &setup::Setup, opts: &Options, session: SessionHandle) -> anyhow::Result<u8> {
     let term = Tui::enter(setup.log.file.clone())?;
-    show_live(term, &opts, session).await
+    show_live(term, opts, session).await
 }
 
 async fn show_live(mut term: Tui, opts: &Options, session: SessionHandle) -> anyhow::Result<u8> {

@@ -12,6 +12,10 @@ use super::error::LlmError;
 use super::reasoner::LlmReasoner;
 use crate::engine::model::Role;
 
+/// What to do about an endpoint nobody answers at (`run` at its start
+/// check and `doctor` both say it).
+pub const START_THE_SERVER: &str = "start the server (Ollama: `ollama serve`; llama.cpp: `llama-server -m model.gguf --port 8080`; vLLM: `vllm serve MODEL`), or set [llm] base_url to where it runs";
+
 /// What to do about an endpoint that failed its start check.
 pub fn start_failure(ep: &Endpoint, key_env: Option<&str>, e: &LlmError) -> String {
     let url = &ep.base_url;
@@ -30,9 +34,9 @@ pub fn start_failure(ep: &Endpoint, key_env: Option<&str>, e: &LlmError) -> Stri
         LlmError::Status { status: 404, .. } => format!(
             "the LLM endpoint at {url} answered HTTP 404 to a chat call (and has no /models): is the base URL right? OpenAI-compatible servers usually serve under /v1, e.g. http://localhost:11434/v1 (Ollama), http://localhost:8080/v1 (llama.cpp), http://localhost:8000/v1 (vLLM)\n  fix: correct [llm] base_url, {builtin}"
         ),
-        LlmError::Unreachable { message, .. } => format!(
-            "cannot reach the LLM endpoint at {url}: {message}\n  fix: start the server (Ollama: `ollama serve`; llama.cpp: `llama-server -m model.gguf --port 8080`; vLLM: `vllm serve MODEL`), or set [llm] base_url to where it runs, {builtin}"
-        ),
+        LlmError::Unreachable { message, .. } => {
+            format!("cannot reach the LLM endpoint at {url}: {message}\n  fix: {START_THE_SERVER}, {builtin}")
+        }
         LlmError::Timeout { secs, .. } => format!(
             "the LLM endpoint at {url} did not answer within {secs} s\n  fix: check the server is up and not overloaded, or raise llm.connect_timeout_secs, {builtin}"
         ),

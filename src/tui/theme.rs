@@ -9,6 +9,7 @@ use std::str::FromStr;
 
 use ratatui::style::{Color, Modifier, Style};
 use serde::Deserialize;
+use toml::Spanned;
 
 /// The embedded themes, by name.
 pub const EMBEDDED: [(&str, &str); 3] = [
@@ -23,19 +24,33 @@ pub enum ThemeError {
     Unknown { name: String, available: Vec<String>, hint: PathBuf },
     #[error("theme file {path}{}: {message}", line.map(|l| format!(", line {l}")).unwrap_or_default())]
     File { path: PathBuf, line: Option<usize>, message: String },
+    /// A style's value that is not one (a modifier or a color), where it is written.
+    #[error("theme file {path}, line {line}, key `{key}`: {message}")]
+    Value { path: PathBuf, line: usize, key: String, message: String },
     #[error("theme {origin}, style `{key}`: {message}")]
     Style { origin: String, key: String, message: String },
 }
 
-/// One style as written in a theme file.
+/// One style as written in a theme file. Each value keeps where it was
+/// written, so that a bad one is reported with its line.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StyleSpec {
-    pub fg: Option<String>,
-    pub bg: Option<String>,
+    pub fg: Option<Spanned<String>>,
+    pub bg: Option<Spanned<String>>,
     /// `bold`, `dim`, `italic`, `underlined`, `reversed`, `crossed_out`.
-    pub modifiers: Option<Vec<String>>,
+    pub modifiers: Option<Vec<Spanned<String>>>,
 }
+
+/// A style's value that is not one: which field, where in the file, why.
+#[derive(Debug)]
+struct BadValue {
+    field: &'static str,
+    at: usize,
+    message: String,
+}
+
+const MODIFIERS: &str = "bold, dim, italic, underlined, reversed or crossed_out";
 
 impl StyleSpec {
     fn merged_over(&self, base: &StyleSpec) -> StyleSpec {
@@ -46,12 +61,18 @@ impl StyleSpec {
         }
     }
 
-    fn resolve(&self) -> Result<Style, String> {
-        let color = |v: &Option<String>, what: &str| -> Result<Option<Color>, String> {
-            v.as_deref()
+    fn resolve(&self) -> Result<Style, BadValue> {
+        let color = |v: &Option<Spanned<String>>, field: &'static str| -> Result<Option<Color>, BadValue> {
+            v.as_ref()
                 .map(|c| {
-                    Color::from_str(c)
-                        .map_err(|_| format!("{what} `{c}` is not a color (a name like `cyan`, `#rrggbb`, or 0-255)"))
+                    Color::from_str(c.get_ref()).map_err(|_| BadValue {
+                        field,
+                        at: c.span().start,
+                        message: format!(
+                            "`{}` is not a color: write a name like `cyan`, `#rrggbb`, or a number 0-255",
+                            c.get_ref()
+                        ),
+                    })
                 })
                 .transpose()
         };
@@ -63,17 +84,19 @@ impl StyleSpec {
             style = style.bg(c);
         }
         for m in self.modifiers.iter().flatten() {
-            let modifier = match m.to_ascii_lowercase().as_str() {
+            let modifier = match m.get_ref().to_ascii_lowercase().as_str() {
                 "bold" => Modifier::BOLD,
                 "dim" => Modifier::DIM,
                 "italic" => Modifier::ITALIC,
                 "underlined" | "underline" => Modifier::UNDERLINED,
                 "reversed" | "reverse" => Modifier::REVERSED,
                 "crossed_out" | "strikethrough" => Modifier::CROSSED_OUT,
-                other => {
-                    return Err(format!(
-                        "unknown modifier `{other}` (bold, dim, italic, underlined, reversed, crossed_out)"
-                    ));
+                _ => {
+                    return Err(BadValue {
+                        field: "modifiers",
+                        at: m.span().start,
+                        message: format!("unknown modifier `{}`: use {MODIFIERS}", m.get_ref()),
+                    });
                 }
             };
             style = style.add_modifier(modifier);
@@ -116,6 +139,14 @@ macro_rules! theme_styles {
                 }
             }
 
+            /// The first style whose value is not one, with its key.
+            fn first_bad(&self) -> Option<(&'static str, BadValue)> {
+                $( if let Some(Err(bad)) = self.$field.as_ref().map(StyleSpec::resolve) {
+                    return Some((stringify!($field), bad));
+                } )*
+                None
+            }
+
             fn resolve(&self, name: &str, origin: &str) -> Result<Theme, ThemeError> {
                 let get = |key: &str, spec: &Option<StyleSpec>| -> Result<Style, ThemeError> {
                     let spec = spec.as_ref().ok_or_else(|| ThemeError::Style {
@@ -123,10 +154,10 @@ macro_rules! theme_styles {
                         key: key.to_string(),
                         message: "missing (every style must be set in the base theme)".into(),
                     })?;
-                    spec.resolve().map_err(|message| ThemeError::Style {
+                    spec.resolve().map_err(|bad| ThemeError::Style {
                         origin: origin.to_string(),
                         key: key.to_string(),
-                        message,
+                        message: bad.message,
                     })
                 };
                 Ok(Theme {
@@ -197,12 +228,24 @@ struct ThemeFile {
     styles: StylesFile,
 }
 
+/// Reads a theme file and checks its values where they are written, so
+/// that a bad one names its line (after merging, it could not).
 fn parse(text: &str, path: &Path) -> Result<ThemeFile, ThemeError> {
-    toml::from_str(text).map_err(|e| ThemeError::File {
+    let line = |at: usize| text[..at.min(text.len())].matches('\n').count() + 1;
+    let file: ThemeFile = toml::from_str(text).map_err(|e| ThemeError::File {
         path: path.to_path_buf(),
-        line: e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1),
+        line: e.span().map(|s| line(s.start)),
         message: e.message().trim().to_string(),
-    })
+    })?;
+    match file.styles.first_bad() {
+        Some((style, bad)) => Err(ThemeError::Value {
+            path: path.to_path_buf(),
+            line: line(bad.at),
+            key: format!("styles.{style}.{}", bad.field),
+            message: bad.message,
+        }),
+        None => Ok(file),
+    }
 }
 
 fn embedded(name: &str) -> Option<&'static str> {
@@ -338,6 +381,29 @@ mod tests {
         assert!(t.muted.add_modifier.contains(Modifier::ITALIC));
         assert_eq!(t.text, light.text);
         assert!(available(Some(dir.path())).contains(&"mine".to_string()));
+    }
+
+    #[test]
+    fn a_bad_modifier_or_color_names_its_file_line_and_key_and_what_to_write() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("themes")).unwrap();
+        let path = dir.path().join("themes/mine.toml");
+        let load = |text: &str| {
+            std::fs::write(&path, text).unwrap();
+            Theme::load("mine", Some(dir.path())).unwrap_err().to_string()
+        };
+        let e = load(
+            "extends = \"light\"\n\n[styles]\ntext = { fg = \"white\" }\ncitation = { fg = \"cyan\", modifiers = [\"bold\", \"blink\"] }\n",
+        );
+        assert!(e.contains(&path.display().to_string()) && e.contains("line 5"), "{e}");
+        assert!(e.contains("styles.citation.modifiers") && e.contains("`blink`"), "{e}");
+        assert!(e.contains("bold, dim, italic, underlined, reversed or crossed_out"), "what to write instead: {e}");
+        // A table over several lines: the line of the value itself.
+        let e = load("[styles.citation]\nfg = \"cyan\"\nmodifiers = [\n  \"bold\",\n  \"blinking\",\n]\n");
+        assert!(e.contains("line 5") && e.contains("styles.citation.modifiers") && e.contains("`blinking`"), "{e}");
+        let e = load("[styles]\n\nmuted = { fg = \"blurple\" }\n");
+        assert!(e.contains("line 3") && e.contains("styles.muted.fg") && e.contains("`blurple`"), "{e}");
+        assert!(e.contains("#rrggbb"), "{e}");
     }
 
     #[test]

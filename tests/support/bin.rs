@@ -1,10 +1,13 @@
-//! The one way new tests start the real `sleuth` binary: `SLEUTH_HOME` in a
-//! temp dir, no inherited log level or server token, and a time limit on
-//! every child process — a hung binary fails its test with what it printed
-//! instead of hanging CI.
+//! The one way tests start child processes: the real `sleuth` binary
+//! (`SLEUTH_HOME` in a temp dir, none of the developer's keys, log level or
+//! config overrides) and the tools some tests drive (tmux, python3, curl,
+//! poppler). Every child runs under a time limit — a hung binary fails its
+//! test with what it printed instead of hanging CI — and a child a test
+//! supervises itself is killed when the test ends, failed or not.
 
 use std::io::{BufRead, BufReader, Read};
-use std::path::Path;
+use std::ops::{Deref, DerefMut};
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -26,10 +29,49 @@ pub fn missing_tool(tool: &str, available: bool, install: &str) -> bool {
 /// How long a command may run before its test fails.
 pub const DEFAULT_LIMIT: Duration = Duration::from_secs(120);
 
-/// `sleuth` with `SLEUTH_HOME` = `home` and a clean environment for it.
+/// How long a helper tool (tmux, a probe) may take for one command.
+pub const TOOL_LIMIT: Duration = Duration::from_secs(30);
+
+/// Variables sleuth reads that a developer may have set: the default key
+/// variables of the providers, the log level, the server's token. Never
+/// passed to a child; a test that needs one sets it on the command.
+const NOT_INHERITED: [&str; 7] = [
+    "SLEUTH_LOG",
+    "SLEUTH_SERVE_TOKEN",
+    "OPENAI_API_KEY",
+    "TAVILY_API_KEY",
+    "BRAVE_SEARCH_API_KEY",
+    "OPENALEX_API_KEY",
+    "SEMANTIC_SCHOLAR_API_KEY",
+];
+
+/// The `sleuth` binary cargo built for these tests.
+pub fn sleuth_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_sleuth"))
+}
+
+/// Gives `cmd` the environment every child of a test gets: `SLEUTH_HOME` =
+/// `home`, and none of the variables above nor any `SLEUTH__…` config
+/// override. For a program that starts `sleuth` itself (a Python client).
+pub fn hermetic<'a>(cmd: &'a mut Command, home: &Path) -> &'a mut Command {
+    cmd.env("SLEUTH_HOME", home);
+    for name in NOT_INHERITED {
+        cmd.env_remove(name);
+    }
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("SLEUTH__") {
+            cmd.env_remove(name);
+        }
+    }
+    cmd
+}
+
+/// `sleuth` with `SLEUTH_HOME` = `home` and a clean environment for it. No
+/// time limit of its own: for a child the test supervises ([`spawn`],
+/// [`output_within`], [`watch`]); otherwise use [`sleuth_cmd`] or [`run`].
 pub fn sleuth_command(home: &Path) -> Command {
-    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("sleuth"));
-    cmd.env("SLEUTH_HOME", home).env_remove("SLEUTH_LOG").env_remove("SLEUTH_SERVE_TOKEN");
+    let mut cmd = Command::new(sleuth_path());
+    hermetic(&mut cmd, home);
     cmd
 }
 
@@ -48,10 +90,115 @@ pub fn sleuth_cmd(home: &Path) -> assert_cmd::Command {
     sleuth_within(home, DEFAULT_LIMIT)
 }
 
+/// `sleuth args…` under `home` with `env` added (a key the test's config
+/// names, a log level), empty stdin, killed and failed past `limit`: how it
+/// ended and what it printed.
+pub fn run_within(home: &Path, env: &[(&str, &str)], args: &[&str], limit: Duration) -> Output {
+    let mut cmd = sleuth_within(home, limit);
+    cmd.envs(env.iter().copied()).args(args);
+    cmd.output().expect("sleuth starts")
+}
+
+/// [`run_within`] the default limit.
+pub fn run(home: &Path, env: &[(&str, &str)], args: &[&str]) -> Output {
+    run_within(home, env, args, DEFAULT_LIMIT)
+}
+
+/// [`run`] on a blocking thread, for async tests: the test's loopback
+/// servers keep answering on the runtime meanwhile.
+pub async fn run_async(home: &Path, env: &[(&str, &str)], args: &[&str]) -> Output {
+    let mut cmd = sleuth_cmd(home);
+    cmd.envs(env.iter().copied()).args(args);
+    output_async(cmd).await
+}
+
+/// Runs `cmd` (it carries its limit): (exit code, `None` when a signal
+/// ended the process; stdout; stderr).
+pub fn output(cmd: &mut assert_cmd::Command) -> (Option<i32>, String, String) {
+    texts(cmd.output().expect("the command starts"))
+}
+
+/// An output as (exit code, `None` when a signal ended the process;
+/// stdout; stderr), the text lossily decoded.
+pub fn texts(out: Output) -> (Option<i32>, String, String) {
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// Runs `cmd` on a blocking thread, for async tests (a server of the test
 /// answers on the runtime meanwhile). The command carries its own limit.
 pub async fn output_async(mut cmd: assert_cmd::Command) -> std::process::Output {
     tokio::task::spawn_blocking(move || cmd.output().expect("sleuth starts")).await.expect("the command's thread")
+}
+
+/// Runs any program to its end — stdin empty, stdout and stderr read while
+/// it runs — killing it and failing the test past `limit`. An error only
+/// when it cannot start (it is not installed).
+pub fn output_of(cmd: &mut Command, limit: Duration) -> std::io::Result<Output> {
+    let what = format!("{cmd:?}");
+    let child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
+    Ok(output_within(child, limit, &what))
+}
+
+/// Runs `cmd` as [`output_of`] does and measures its own peak resident
+/// size (bytes): the largest `VmHWM` of its `/proc/<pid>/status`, read
+/// every 5 ms while it runs (a rise in its last milliseconds goes unseen).
+/// Not `getrusage(RUSAGE_CHILDREN)`, the largest of every child this
+/// process waited for (the binary's other tests start many), nor `wait4`'s
+/// peak, which counts the image the child was spawned from: this whole
+/// test process.
+#[cfg(target_os = "linux")]
+pub fn output_and_peak_rss(cmd: &mut Command, limit: Duration) -> (Output, u64) {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{cmd:?} cannot start: {e}"));
+    let (out, err) = (drain(child.stdout.take().expect("stdout")), drain(child.stderr.take().expect("stderr")));
+    // `spawn` returns once the child has run `exec`: its memory from here on is its own.
+    let proc_status = format!("/proc/{}/status", child.id());
+    let high_water = || {
+        let text = std::fs::read_to_string(&proc_status).ok()?;
+        let kb = text.lines().find_map(|l| l.strip_prefix("VmHWM:"))?.trim().trim_end_matches("kB").trim();
+        kb.parse::<u64>().ok().map(|kb| kb * 1024)
+    };
+    let deadline = Instant::now() + limit;
+    let mut peak = 0;
+    let status = loop {
+        peak = peak.max(high_water().unwrap_or(0));
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{cmd:?} ran longer than {limit:?} and was killed");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let text = |rx: mpsc::Receiver<String>| rx.recv_timeout(Duration::from_secs(10)).unwrap_or_default().into_bytes();
+    (Output { status, stdout: text(out), stderr: text(err) }, peak)
+}
+
+/// Runs the test `name` of `module` (its `module_path!()`) again, alone, in
+/// a child of this test binary with `env` added, and fails when it fails
+/// there: for a test whose code reads a variable of the process.
+/// `set_var` here would race the binary's other tests on their threads.
+pub fn rerun_with_env(module: &str, name: &str, env: &[(&str, &str)]) {
+    // The binary's name comes first in `module_path!()`; test names start after it.
+    let path = module.split_once("::").map_or(String::new(), |(_, m)| format!("{m}::"));
+    let test = format!("{path}{name}");
+    let mut cmd = Command::new(std::env::current_exe().expect("the test binary"));
+    cmd.args([&test, "--exact", "--test-threads=1", "--nocapture"]).envs(env.iter().copied());
+    let (code, stdout, stderr) = texts(output_of(&mut cmd, DEFAULT_LIMIT).expect("the test binary starts"));
+    assert!(
+        code == Some(0) && stdout.contains("test result: ok. 1 passed"),
+        "{test}, run again with {env:?}:\n{stdout}\n{stderr}"
+    );
 }
 
 /// What a finished command did.
@@ -65,7 +212,7 @@ pub struct Ran {
 /// Runs `cmd` with `stdin` as its input, killing it (and failing) after `limit`.
 pub fn run_limited(mut cmd: Command, stdin: &str, limit: Duration) -> Ran {
     cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("sleuth starts");
+    let mut child = cmd.spawn().expect("the command starts");
     let input = stdin.to_string();
     let mut pipe = child.stdin.take().expect("stdin");
     std::thread::spawn(move || {
@@ -77,7 +224,7 @@ pub fn run_limited(mut cmd: Command, stdin: &str, limit: Duration) -> Ran {
     let status = wait_limited(&mut child, limit).unwrap_or_else(|| {
         let _ = child.kill();
         let _ = child.wait();
-        panic!("sleuth ran longer than {limit:?}; stderr so far:\n{}", err.recv().unwrap_or_default())
+        panic!("{cmd:?} ran longer than {limit:?}; stderr so far:\n{}", err.recv().unwrap_or_default())
     });
     Ran {
         code: status.code(),
@@ -91,6 +238,49 @@ pub fn sleuth(home: &Path, args: &[&str]) -> Ran {
     let mut cmd = sleuth_command(home);
     cmd.args(args);
     run_limited(cmd, "", DEFAULT_LIMIT)
+}
+
+/// A child the test supervises itself (it reads its output as it runs,
+/// signals it, waits for its lock): killed and reaped when dropped, so a
+/// failing assertion never leaves it running — holding the test harness's
+/// pipes, or a port. Derefs to the [`Child`].
+pub struct Spawned(Option<Child>);
+
+/// Starts `cmd` as a [`Spawned`] child.
+pub fn spawn(cmd: &mut Command) -> Spawned {
+    Spawned(Some(cmd.spawn().unwrap_or_else(|e| panic!("{cmd:?} cannot start: {e}"))))
+}
+
+impl Spawned {
+    /// The child, no longer killed on drop: for [`output_within`] and
+    /// [`watch`], which limit it themselves.
+    pub fn into_inner(mut self) -> Child {
+        self.0.take().expect("a child")
+    }
+}
+
+impl Deref for Spawned {
+    type Target = Child;
+    fn deref(&self) -> &Child {
+        self.0.as_ref().expect("a child")
+    }
+}
+
+impl DerefMut for Spawned {
+    fn deref_mut(&mut self) -> &mut Child {
+        self.0.as_mut().expect("a child")
+    }
+}
+
+impl Drop for Spawned {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.0.take() {
+            if !matches!(child.try_wait(), Ok(Some(_))) {
+                let _ = child.kill();
+            }
+            let _ = child.wait();
+        }
+    }
 }
 
 /// Waits for `child` at most `limit`; past it, kills it and fails the test

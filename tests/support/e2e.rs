@@ -59,13 +59,13 @@ pub fn session_ids(home: &Path) -> Vec<String> {
 /// before the kill, or None when the session ended first (its folder is
 /// then removed when `discard_finished`).
 pub fn kill_after(home: &Path, args: &[String], lines: usize, discard_finished: bool) -> Option<(String, Vec<String>)> {
-    let mut child = super::bin::sleuth_command(home)
-        .args(args)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = super::bin::spawn(
+        super::bin::sleuth_command(home)
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null()),
+    );
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     let mut id = None;
     loop {

@@ -7,7 +7,14 @@
 pub mod bin;
 pub mod disk;
 pub mod e2e;
+pub mod llm;
+pub mod local_engine;
+pub mod mcp;
+pub mod mercury;
+pub mod opensearch;
 pub mod scripted;
+pub mod serve;
+pub mod web_mock;
 
 use std::sync::Arc;
 

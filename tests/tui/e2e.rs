@@ -12,14 +12,7 @@ const WAIT: Duration = Duration::from_secs(20);
 /// Skips (saying so) when tmux is missing; in CI (`CI` set, as `.ci/run`
 /// does, which installs tmux) a missing tmux fails the test instead.
 fn skip() -> bool {
-    if tmux::available() {
-        return false;
-    }
-    if std::env::var_os("CI").is_some() {
-        panic!("tmux is missing and CI is set: the TUI end-to-end tests need it (apt-get install tmux)");
-    }
-    eprintln!("SKIPPED: tmux is not installed; the TUI end-to-end tests need it (in CI this fails)");
-    true
+    crate::support::bin::missing_tool("tmux", tmux::available(), "apt-get install tmux")
 }
 
 #[test]

@@ -159,16 +159,22 @@ impl LocalCorpus {
     }
 
     /// A query this corpus answers, for probes (`sleuth doctor`): the
-    /// title, of two to six words, of its longest indexed page.
+    /// title, of two to six words, of its longest indexed page; when no
+    /// title has that many (one-word headings, notes titled by their file
+    /// name), the first content words of the longest page's text.
     pub fn sample_query(&self) -> Option<String> {
         let manifest = super::manifest::Manifest::load(&self.layout.manifest_path()).ok()?;
-        manifest
-            .files
-            .values()
-            .filter(|r| r.state == super::manifest::FileState::Indexed)
-            .filter(|r| (2..=6).contains(&r.title.split_whitespace().count()))
-            .max_by(|a, b| a.words.cmp(&b.words).then(b.title.cmp(&a.title)))
-            .map(|r| crate::text::sanitize_inline(&r.title).to_lowercase())
+        let indexed = || manifest.files.iter().filter(|(_, r)| r.state == super::manifest::FileState::Indexed);
+        let titled = indexed()
+            .filter(|(_, r)| (2..=6).contains(&r.title.split_whitespace().count()))
+            .max_by(|(_, a), (_, b)| a.words.cmp(&b.words).then(b.title.cmp(&a.title)));
+        if let Some((_, r)) = titled {
+            return Some(crate::text::sanitize_inline(&r.title).to_lowercase());
+        }
+        let (path, _) = indexed().max_by(|(pa, a), (pb, b)| a.words.cmp(&b.words).then(pb.cmp(pa)))?;
+        let page = self.page(path).ok()??;
+        let words: Vec<String> = crate::text::content_terms(&page.text).into_iter().take(3).collect();
+        (!words.is_empty()).then(|| words.join(" "))
     }
 
     /// The canonical copy of `path` (itself unless it is a duplicate).

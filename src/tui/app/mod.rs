@@ -23,7 +23,7 @@ use super::msg::{Effect, Msg};
 use super::theme::Theme;
 use crate::engine::protocol::{Event, EventRecord};
 use crate::engine::state::{IterationRecord, SessionState};
-use crate::engine::{NextStep, Stage};
+use crate::engine::{NextStep, SessionStatus, Stage};
 
 /// The panes, in Tab order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -235,6 +235,18 @@ impl App {
                 }
             }
             _ => self.stage().label().to_string(),
+        }
+    }
+
+    /// How a live session runs, or how it ended: the header's words. A
+    /// session that ended in step mode keeps `step_mode` in its state, but
+    /// nothing steps any more.
+    pub fn live_mode(&self) -> String {
+        match &self.engine {
+            Engine::Stopped { error: Some(_) } => "LIVE · engine stopped".into(),
+            _ if self.state.is_finished() => format!("ENDED · {}", SessionStatus::of(&self.state, false).label()),
+            _ if self.state.step_mode => "LIVE · step mode".into(),
+            _ => "LIVE · auto".into(),
         }
     }
 

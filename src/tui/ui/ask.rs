@@ -5,8 +5,10 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Widget};
 
+use super::bars::{ask_keys, first_key};
 use super::widgets::modal;
 use crate::tui::app::{App, AskModal};
+use crate::tui::keymap::{Action, Mode};
 use crate::tui::layout::centered;
 use crate::tui::text::{clean, inline, truncate, wrap};
 
@@ -60,10 +62,11 @@ pub fn render(app: &App, m: &AskModal, area: Rect, buf: &mut Buffer) {
             (&editor.area).render(inner, buf);
         }
     }
-    let hint = if m.other.is_some() {
-        "enter answers · alt-enter new line · esc back to the options"
-    } else {
-        "enter answers · 1-9 pick · esc later (r reopens) · the session waits"
-    };
-    buf.set_string(body.x, body.bottom().saturating_sub(1), truncate(hint, body.width as usize), t.muted);
+    // The status bar's words for the same keys (one list, `ask_keys`).
+    let pairs: Vec<String> = ask_keys(app, m).iter().map(|(k, label)| format!("{k} {label}")).collect();
+    let mut hint = pairs.join(" · ");
+    if m.other.is_none() {
+        hint.push_str(&format!(" ({} reopens)", first_key(app, Mode::Control, Action::Answer)));
+    }
+    buf.set_string(body.x, body.bottom().saturating_sub(1), truncate(&hint, body.width as usize), t.muted);
 }

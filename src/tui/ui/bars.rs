@@ -5,7 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use crate::engine::Stage;
-use crate::tui::app::{App, Banner, Engine, Overlay, Pane};
+use crate::tui::app::{App, AskModal, Banner, Engine, Overlay, Pane};
 use crate::tui::keymap::{Action, Mode};
 use crate::tui::text::{inline, truncate, width};
 
@@ -14,11 +14,7 @@ pub fn title(app: &App, area: Rect, buf: &mut Buffer) {
     buf.set_style(area, t.title);
     let mode = match &app.review {
         Some(r) => format!(" REVIEW {} of {} ", r.at, r.iterations()),
-        None => match &app.engine {
-            Engine::Stopped { error: Some(_) } => " LIVE · engine stopped ".to_string(),
-            _ if app.state.step_mode => " LIVE · step mode ".to_string(),
-            _ => " LIVE · auto ".to_string(),
-        },
+        None => format!(" {} ", app.live_mode()),
     };
     let id = app.state.header.as_ref().map(|h| inline(&h.session_id)).unwrap_or_default();
     let fixed = width(" sleuth ") + width(&mode) + width(&id) + 3;
@@ -52,15 +48,12 @@ pub fn banner(app: &App, area: Rect, buf: &mut Buffer) {
 pub fn hints(app: &App) -> Vec<(String, &'static str)> {
     let k = |mode: Mode, action: Action| (first_key(app, mode, action), action.short());
     match app.overlays.last() {
-        Some(Overlay::Ask(m)) if m.other.is_some() => {
-            vec![k(Mode::Editor, Action::Submit), k(Mode::Editor, Action::Newline), k(Mode::Editor, Action::Back)]
+        Some(Overlay::Ask(m)) if m.other.is_some() => ask_keys(app, m),
+        Some(Overlay::Ask(m)) => {
+            let mut keys = ask_keys(app, m);
+            keys.push(k(Mode::Global, Action::Quit));
+            keys
         }
-        Some(Overlay::Ask(_)) => vec![
-            ("↑↓/1-9".into(), "choose"),
-            k(Mode::Ask, Action::Open),
-            (first_key(app, Mode::Ask, Action::Back), "later"),
-            k(Mode::Global, Action::Quit),
-        ],
         Some(Overlay::Steer { .. }) => vec![
             k(Mode::Steer, Action::EditQuery),
             k(Mode::Steer, Action::DeleteQuery),
@@ -81,6 +74,21 @@ pub fn hints(app: &App) -> Vec<(String, &'static str)> {
         }
         Some(Overlay::ConfirmQuit) => vec![("y".into(), "quit"), ("n".into(), "stay")],
         None => main_hints(app),
+    }
+}
+
+/// The ASK window's keys as (keys, label): the window's hint line and the
+/// status bar both show these, so the two never word them differently.
+pub fn ask_keys(app: &App, m: &AskModal) -> Vec<(String, &'static str)> {
+    let k = |mode: Mode, action: Action, label| (first_key(app, mode, action), label);
+    if m.other.is_some() {
+        vec![
+            k(Mode::Editor, Action::Submit, "answer"),
+            k(Mode::Editor, Action::Newline, "new line"),
+            k(Mode::Editor, Action::Back, "back"),
+        ]
+    } else {
+        vec![("↑↓/1-9".into(), "choose"), k(Mode::Ask, Action::Open, "answer"), k(Mode::Ask, Action::Back, "later")]
     }
 }
 
@@ -122,7 +130,7 @@ fn main_hints(app: &App) -> Vec<(String, &'static str)> {
     out
 }
 
-fn first_key(app: &App, mode: Mode, action: Action) -> String {
+pub(super) fn first_key(app: &App, mode: Mode, action: Action) -> String {
     app.keymap
         .table(mode)
         .iter()

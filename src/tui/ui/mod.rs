@@ -2,7 +2,7 @@
 //! or clones the state; untrusted text is sanitised on its way in.
 
 mod ask;
-mod bars;
+pub mod bars;
 mod breakdown;
 pub mod citations;
 pub mod help;

@@ -103,6 +103,8 @@ impl Widget for Monitor<'_> {
                         Some(it) => {
                             format!("{} of {} · viewing, now {}", it.iteration, s.max_iterations(), s.iteration())
                         }
+                        // An ended session runs in no mode: the stage row says how it ended.
+                        None if s.is_finished() => format!("{} of {}", s.iteration(), s.max_iterations()),
                         None => format!("{} of {} · {mode}", s.iteration(), s.max_iterations()),
                     };
                     buf.set_line(body.x, y, &field(t, "iteration", vec![Span::styled(text, t.text)]), body.width);

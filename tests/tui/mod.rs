@@ -2,12 +2,10 @@
 //! by the scripted engine, and the real binary in tmux.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-#[path = "../support/mod.rs"]
-mod support;
-
 mod cli;
 mod e2e;
 mod field;
+mod field_27;
 mod live;
 mod snapshots;
 mod tmux;

@@ -4,13 +4,11 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
+use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-#[path = "../corpora/mercury.rs"]
-mod mercury;
-pub use mercury::mercury_docs;
+use super::bin::Spawned;
 
 fn write(root: &Path, rel: &str, bytes: impl AsRef<[u8]>) {
     let path = root.join(rel);
@@ -18,12 +16,12 @@ fn write(root: &Path, rel: &str, bytes: impl AsRef<[u8]>) {
     std::fs::write(path, bytes).expect("write");
 }
 
-/// A running `sleuth serve`; killed when dropped.
+/// A running `sleuth serve`; killed when dropped (its child is [`Spawned`]).
 pub struct Server {
-    pub child: Child,
+    pub child: Spawned,
     pub base: String,
     pub stderr: Arc<Mutex<String>>,
-    pub lines: super::support::bin::Lines,
+    pub lines: super::bin::Lines,
 }
 
 impl Server {
@@ -38,13 +36,14 @@ impl Server {
     /// `start`, returning as soon as the server listens (its index may
     /// still be building).
     pub fn listening(home: &Path, args: &[&str], envs: &[(&str, &str)]) -> Server {
-        let mut cmd = super::support::bin::sleuth_command(home);
+        let mut cmd = super::bin::sleuth_command(home);
         cmd.arg("serve").args(["--bind", "127.0.0.1:0"]).args(args);
         for (k, v) in envs {
             cmd.env(k, v);
         }
-        let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().expect("spawn");
-        let lines = super::support::bin::Lines::follow(child.stderr.take().expect("stderr"));
+        cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
+        let mut child = super::bin::spawn(&mut cmd);
+        let lines = super::bin::Lines::follow(child.stderr.take().expect("stderr"));
         let line = lines.wait_for("listening on ", Duration::from_secs(120));
         let rest = line.split("listening on ").nth(1).unwrap_or_default();
         let base = rest.split_whitespace().next().expect("address").to_string();
@@ -71,25 +70,11 @@ impl Server {
     }
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// `sleuth args…` with `SLEUTH_HOME` = `home`: (exit code, stdout, stderr),
-/// under the shared time limit.
-pub fn sleuth(home: &Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let ran = super::support::bin::sleuth(home, args);
-    (ran.code, ran.stdout, ran.stderr)
-}
-
 /// `sleuth sessions --json`, parsed.
 pub fn listed(home: &Path) -> Vec<serde_json::Value> {
-    let (code, out, err) = sleuth(home, &["sessions", "--json"]);
-    assert_eq!(code, Some(0), "{err}");
-    serde_json::from_str(&out).expect("json list")
+    let ran = super::bin::sleuth(home, &["sessions", "--json"]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    serde_json::from_str(&ran.stdout).expect("json list")
 }
 
 pub fn session_dirs(home: &Path) -> Vec<PathBuf> {
