@@ -133,9 +133,8 @@ async fn refined_queries_never_exclude_their_own_terms_or_short_words() {
     // for, a two-letter word and a placeholder, beside a useful one.
     let rules = "[review.refinements.off_topic]\nnegative = [\"widgets\", \"xy\", \"foo\", \"poker\"]\npositive = []\n";
     let config = format!("{}{rules}", searxng_config(&server, ""));
-    // Four iterations: a review must fall below the quality threshold
-    // before a refinement excludes anything (which one does depends on
-    // the strategies the session takes).
+    // Four iterations: which round first rejects enough to suggest
+    // exclusions depends on which pages its queries happen to find.
     run(home.path(), &config, 4, &["--max-sources", "8"]).await;
 
     let asked = searches(&server).await;
