@@ -114,9 +114,9 @@ pub fn line(record: &EventRecord, state: &SessionState) -> Option<String> {
             let last = state.current().and_then(|i| i.decision.as_ref());
             let ask = last.is_some_and(|d| d.action == Action::Ask);
             format!(
-                "done in {:.1} s · {} iterations · confidence {:.2}{}",
+                "done in {:.1} s · {} · confidence {:.2}{}",
                 state.elapsed_ms as f64 / 1000.0,
-                state.iteration(),
+                counted(state.iteration() as usize, "iteration", "iterations"),
                 state.confidence,
                 if ask { " · after a clarification" } else { "" }
             )
@@ -188,5 +188,17 @@ mod tests {
             "{l}"
         );
         assert!(!l.contains("claims supported"), "{l}");
+    }
+
+    #[test]
+    fn the_done_line_counts_one_iteration_in_the_singular() {
+        let ended = Event::SessionEnded { outcome: crate::engine::model::Outcome::Finished };
+        let mut state = SessionState::default();
+        state.iterations.push(crate::engine::state::IterationRecord { iteration: 1, ..Default::default() });
+        let one = line(&record(ended.clone()), &state).unwrap();
+        assert!(one.contains(" · 1 iteration · "), "{one}");
+        state.iterations.push(crate::engine::state::IterationRecord { iteration: 2, ..Default::default() });
+        let two = line(&record(ended), &state).unwrap();
+        assert!(two.contains(" · 2 iterations · "), "{two}");
     }
 }

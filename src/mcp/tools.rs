@@ -356,10 +356,10 @@ pub fn list_sessions(jobs: &Arc<Jobs>) -> Result<CallToolResult, ErrorData> {
         .iter()
         .map(|s| match &s.summary {
             Some(m) => format!(
-                "{} · {} · {} iterations · confidence {:.2} · {}",
+                "{} · {} · {} · confidence {:.2} · {}",
                 s.id,
                 s.status.label(),
-                m.iterations,
+                crate::text::counted(m.iterations as usize, "iteration", "iterations"),
                 m.confidence,
                 crate::text::sanitize_inline(&m.question)
             ),

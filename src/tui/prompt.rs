@@ -17,6 +17,7 @@ use super::theme::Theme;
 use super::ui::widgets::modal;
 use crate::config::Preset;
 use crate::engine::tiers::SourceMode;
+use crate::text::counted;
 
 pub struct Prompt {
     pub theme: Theme,
@@ -130,8 +131,11 @@ impl Widget for &Prompt {
             choice("preset", self.preset.as_str().into(), key(Action::CyclePreset)),
             Line::from(Span::styled(
                 format!(
-                    "            {} iterations · {} queries · {} sources · {} s",
-                    limits.max_iterations, limits.max_queries, limits.max_sources, limits.time_limit_secs
+                    "            {} · {} · {} · {} s",
+                    counted(limits.max_iterations as usize, "iteration", "iterations"),
+                    counted(limits.max_queries as usize, "query", "queries"),
+                    counted(limits.max_sources as usize, "source", "sources"),
+                    limits.time_limit_secs
                 ),
                 t.muted,
             )),
