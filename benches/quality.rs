@@ -222,7 +222,7 @@ async fn run_one(q: &Question, corpus: &Arc<LocalCorpus>, config: &Config, units
         })
         .collect();
     let detail = format!(
-        "  aspects: {}\n  plan: {}\n  queries: {}\n  cited: {}\n  baseline: {}\n  gold: {}\n  facts missing: {}\n  first paragraph: {}\n",
+        "  aspects: {}\n  plan: {}\n  queries: {}\n  cited: {}\n  baseline: {}\n  gold: {}\n  facts missing: {}\n  first paragraph: {}\n  last critique: {}\n",
         state
             .iterations
             .first()
@@ -236,6 +236,13 @@ async fn run_one(q: &Question, corpus: &Arc<LocalCorpus>, config: &Config, units
         seen.join(" "),
         q.facts.iter().filter(|f| !report.contains(&f.to_lowercase())).cloned().collect::<Vec<_>>().join(", "),
         first_paragraph(state.report.as_ref().map(|r| r.markdown.as_str()).unwrap_or_default()),
+        state
+            .iterations
+            .iter()
+            .rev()
+            .find_map(|it| it.critique.as_ref())
+            .map(|c| c.issues.iter().map(|i| i.description.clone()).collect::<Vec<_>>().join(" · "))
+            .unwrap_or_default(),
     );
     Row {
         id: q.id.clone(),

@@ -128,8 +128,76 @@ pub fn joint_coverage(sources: &[Src<'_>], aspects: &[Aspect], w: &Weights, sent
 /// question: what they hold are its words, not its answer.
 pub const UNANSWERED_BELOW: f64 = 0.4;
 
+/// A question word in prose is a name when it is written capitalised after
+/// the question's first word, or when fewer than this share of the
+/// corpus's passages hold it (a crate, a tool, a product), in a corpus big
+/// enough for absence to say something (`rarity::BIG_CORPUS`): in a small
+/// folder most words are absent.
+const SCARCE_SHARE: f64 = 1e-4;
+
+/// Whether no kept source holds `stem`, in its text, its headings or its title.
+fn absent(sources: &[Src<'_>], stem: &str) -> bool {
+    sources.iter().all(|s| {
+        !s.an.contains(stem)
+            && !s.an.title_stems.iter().any(|t| t == stem)
+            && !s.an.headings.iter().any(|(_, stems)| stems.iter().any(|t| t == stem))
+    })
+}
+
+/// The aspect as the sources can be asked about it: without the asker's
+/// own names, the stems written only as code (`Vec<MyThing>`,
+/// `mylib::shapes::Circle`) that no kept source holds. They say what the
+/// asker's code is called, not what to look up. `None` when nothing else
+/// is left of it.
+fn without_own_names(a: &Aspect, sources: &[Src<'_>], w: &Weights) -> Option<Aspect> {
+    let own = |stem: &String| {
+        let forms: Vec<_> = a.forms.iter().filter(|f| &f.0 == stem).collect();
+        !forms.is_empty() && forms.iter().all(|f| f.2) && absent(sources, stem)
+    };
+    if a.related || !a.key.iter().any(own) {
+        return Some(a.clone());
+    }
+    let key: Vec<String> = a.key.iter().filter(|k| !own(k)).cloned().collect();
+    // What is left weighs what its stems weigh.
+    let total: f64 = a.key.iter().map(|k| w.of(k)).sum();
+    let left: f64 = key.iter().map(|k| w.of(k)).sum();
+    let weight = if total > 0.0 { a.weight * left / total } else { a.weight };
+    (!key.is_empty()).then(|| Aspect { key, weight, ..a.clone() })
+}
+
+/// The names the question asks about, written in prose, that no kept
+/// source mentions ("tokio", "mockall", "Ubuntu"): what the question is
+/// about is not what the corpus covers, whatever else its sources share
+/// with the question.
+pub fn foreign_names(aspects: &[Aspect], sources: &[Src<'_>], w: &Weights) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    if sources.is_empty() {
+        return out;
+    }
+    for a in aspects.iter().filter(|a| !a.related) {
+        for (stem, surface, compound) in &a.forms {
+            if *compound || !a.key.contains(stem) || !absent(sources, stem) {
+                continue;
+            }
+            let capitalised = a.label.split_whitespace().enumerate().any(|(k, word)| {
+                let bare = word.trim_matches(|c: char| !c.is_alphanumeric());
+                (a.position > 0 || k > 0)
+                    && bare.to_lowercase().starts_with(surface.as_str())
+                    && bare.chars().next().is_some_and(char::is_uppercase)
+            });
+            let scarce = w
+                .corpus_share(stem)
+                .is_some_and(|(share, n)| n as f64 >= super::rarity::BIG_CORPUS && share < SCARCE_SHARE);
+            if (capitalised || scarce) && !out.contains(surface) {
+                out.push(surface.clone());
+            }
+        }
+    }
+    out
+}
+
 /// The critic's judgement of a draft's direct answer.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Judgement {
     /// How well the first paragraph answers the question as asked, `[0, 1]`.
     pub relevance: f64,
@@ -139,6 +207,8 @@ pub struct Judgement {
     pub best: f64,
     /// No passage of the sources answers the question.
     pub unanswered: bool,
+    /// Names the question asks about that no kept source mentions.
+    pub foreign: Vec<String>,
 }
 
 /// The draft's first block of text that is not a heading.
@@ -200,6 +270,10 @@ fn quoted_sentences(claim: &Claim, sources: &[Src<'_>]) -> Vec<(usize, usize)> {
 /// (their sources' review relevance). `unanswered` when no passage of any
 /// kept source holds enough of the question to answer it.
 pub fn judge(draft: &Draft, aspects: &[Aspect], sources: &[Src<'_>], w: &Weights) -> Judgement {
+    let foreign = foreign_names(aspects, sources, w);
+    let judged: Vec<Aspect> = aspects.iter().filter_map(|a| without_own_names(a, sources, w)).collect();
+    // Only the asker's own names asked: judge on everything.
+    let aspects = if judged.iter().any(|a| !a.related) { &judged[..] } else { aspects };
     let opening = opening_for_match(&draft.markdown);
     let lead_claims: Vec<&Claim> = draft
         .claims
@@ -217,7 +291,8 @@ pub fn judge(draft: &Draft, aspects: &[Aspect], sources: &[Src<'_>], w: &Weights
         cited.iter().map(|&si| f64::from(sources[si].doc.relevance.unwrap_or(0.5))).sum::<f64>() / cited.len() as f64
     };
     let best = best_passages(sources, aspects, w, sources.len()).first().map_or(0.0, |p| p.joint);
-    Judgement { relevance: joint * (0.6 + 0.4 * evidence), lead: joint, best, unanswered: best < UNANSWERED_BELOW }
+    let unanswered = best < UNANSWERED_BELOW || !foreign.is_empty();
+    Judgement { relevance: joint * (0.6 + 0.4 * evidence), lead: joint, best, unanswered, foreign }
 }
 
 #[cfg(test)]
@@ -281,5 +356,55 @@ mod tests {
         let j = judge(&draft, &asp, &srcs, &w);
         assert!(j.lead > 0.5 && j.relevance > 0.5, "{j:?}");
         assert_eq!(opening_for_match("See `v[0]` here. [2, 3] Next."), "see `v[0]` here. next.");
+    }
+
+    fn judged(question: &str, texts: &[(&str, &str)], quote: &str) -> Judgement {
+        let docs: Vec<_> = texts.iter().enumerate().map(|(k, (t, x))| doc(k as u32 + 1, t, x)).collect();
+        let mut st = Stemmer::default();
+        let srcs: Vec<Src<'_>> =
+            docs.iter().map(|d| Src { doc: d, an: Arc::new(analyze(&d.meta.title, &d.text, &mut st)) }).collect();
+        let an: Vec<&crate::builtin::analysis::AnalyzedDoc> = srcs.iter().map(|s| s.an.as_ref()).collect();
+        let w = Weights::new(None, 0.0, &an);
+        let asp = aspects(question, &mut st, &w, 5);
+        let claim = crate::builtin::test_docs::claim(1, quote);
+        let draft = Draft { markdown: format!("{quote} [1]\n"), claims: vec![claim] };
+        judge(&draft, &asp, &srcs, &w)
+    }
+
+    const POOL: &str = "# Thread pools\n\nA thread pool keeps a fixed number of worker threads waiting for jobs. \
+                        The number of worker threads is set when the pool is created.\n";
+
+    /// A name the question asks about that no source mentions is what the
+    /// sources do not cover, however much else they share with it.
+    #[test]
+    fn a_name_no_source_mentions_makes_the_question_unanswered() {
+        let q = "How do I set the number of worker threads that the Tokio runtime uses?";
+        let j = judged(
+            q,
+            &[("Thread pools", POOL)],
+            "A thread pool keeps a fixed number of worker threads waiting for jobs.",
+        );
+        assert_eq!(j.foreign, ["tokio"], "{j:?}");
+        assert!(j.unanswered);
+        // The same question about what the source covers is answered.
+        let q = "How do I set the number of worker threads that a thread pool uses?";
+        let j = judged(q, &[("Thread pools", POOL)], "The number of worker threads is set when the pool is created.");
+        assert!(j.foreign.is_empty() && !j.unanswered, "{j:?}");
+    }
+
+    /// The asker's own type names, written as code, are not looked up: a
+    /// source that answers the rest answers the question.
+    #[test]
+    fn the_askers_own_names_in_code_do_not_make_a_question_unanswered() {
+        let text = "# Sorting\n\nThe sort_by_key method sorts a slice by the key a closure extracts from each \
+                    element. Use sort_by to compare two elements with a closure.\n";
+        let quote = "The sort_by_key method sorts a slice by the key a closure extracts from each element.";
+        let q = "How do I sort a `Vec<GadgetRecord>` by one field with a closure?";
+        let j = judged(q, &[("Sorting", text)], quote);
+        assert!(j.foreign.is_empty() && !j.unanswered, "{j:?}");
+        // Written in prose and capitalised, the same name is asked about.
+        let q = "How do I sort GadgetRecord entries by one field with a closure?";
+        let j = judged(q, &[("Sorting", text)], quote);
+        assert_eq!(j.foreign, ["gadgetrecord"], "{j:?}");
     }
 }

@@ -117,7 +117,9 @@ fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
             || (is_stopword(&alnum) && !is_identifier(&alnum, if opens_sentence { 0 } else { position }));
         // The text's own tokenization, so that the key terms of `thread-safe`
         // are `thread` and `safe`, as in every source that says it.
-        let tokens = if stop { Vec::new() } else { stemmer.tokens(bare, true) };
+        // A possessive ("clap's") is the name, not an identifier of two parts.
+        let plain = bare.strip_suffix("'s").or_else(|| bare.strip_suffix("’s")).unwrap_or(bare);
+        let tokens = if stop { Vec::new() } else { stemmer.tokens(plain, true) };
         // A word of several tokens (`Cargo.lock`, `std::env::var`,
         // `leading_zeros`) is an identifier: its parts match identifier parts.
         let compound = tokens.len() > 1;
@@ -382,6 +384,17 @@ mod tests {
             vec!["Rc vs Arc", "Rc", "Arc"]
         );
         assert_eq!(labels("How does the ? operator convert errors?"), vec!["? operator convert", "errors"]);
+    }
+
+    /// "clap's" is the name clap in prose, not an identifier of two parts.
+    #[test]
+    fn a_possessive_is_the_name_written_in_prose() {
+        let mut st = Stemmer::default();
+        let w = Weights::new(None, 0.0, &[]);
+        let asp = aspects("How do I define subcommands with clap's derive API?", &mut st, &w, 5);
+        let clap = asp.iter().flat_map(|a| &a.forms).find(|f| f.1 == "clap").unwrap_or_else(|| panic!("{asp:?}"));
+        assert!(!clap.2, "{asp:?}");
+        assert!(!asp.iter().flat_map(|a| &a.stems).any(|s| s == "s"), "{asp:?}");
     }
 
     #[test]

@@ -212,7 +212,15 @@ fn in_context(
 pub fn judge_answer(c: &mut Critique, j: Judgement) {
     c.answer_relevance = Some((j.relevance * 1e4).round() / 1e4);
     c.unanswered = j.unanswered;
-    let issue = if j.unanswered {
+    let issue = if !j.foreign.is_empty() {
+        Some((
+            Severity::Critical,
+            format!(
+                "No source found mentions {}: the question is about what these sources do not cover.",
+                j.foreign.iter().map(|n| format!("“{n}”")).collect::<Vec<_>>().join(", ")
+            ),
+        ))
+    } else if j.unanswered {
         Some((
             Severity::Critical,
             format!(

@@ -99,6 +99,8 @@ struct Weighed {
     /// Share of the question its heading (or, for a page's opening, its title) holds.
     heading: f64,
     subject: bool,
+    /// 1, or [`UNNAMED_ITEM`] for one API item's part the question does not name.
+    item: f64,
     score: f64,
 }
 
@@ -135,7 +137,40 @@ pub fn names_subject(title: &str, aspects: &[&Aspect], w: &Weights) -> bool {
 /// Weight from which a plain word of the question names an item by itself.
 const RARE_NAME: f64 = 0.5;
 
-fn weigh(sources: &[Src<'_>], focus: &Focus<'_>, w: &Weights, s: &DirectSettings) -> Vec<Weighed> {
+/// The item a heading declares when it is an API signature (`pub fn
+/// sort(&mut self)`, `fn hash_one<T: Hash>(&self, x: T) -> u64`,
+/// `pub const MAX: u32`): the documentation of one method or constant.
+pub fn declared_item(heading: &str) -> Option<&str> {
+    let mut words = heading.split_whitespace().peekable();
+    while let Some(w) = words.next() {
+        let qualifier =
+            w == "const" && words.peek().is_some_and(|n| matches!(*n, "fn" | "unsafe" | "async" | "extern"));
+        if !qualifier && matches!(w, "fn" | "const" | "type" | "static") {
+            let name = words.peek()?;
+            let end = name.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(name.len());
+            return (end > 0).then_some(&name[..end]);
+        }
+        // A signature opens with its qualifiers; prose does not.
+        if !qualifier && !matches!(w, "pub" | "unsafe" | "async" | "extern" | "default") && !w.starts_with("pub(") {
+            return None;
+        }
+    }
+    None
+}
+
+/// Whether the question writes `name` as a word (`v.iter_mut()` writes `iter_mut`).
+fn question_names(question: &str, name: &str) -> bool {
+    question.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|w| w.eq_ignore_ascii_case(name))
+}
+
+/// The share of its score a part keeps when it documents one API item
+/// (its heading is that item's signature) the question does not name: a
+/// method's description repeats the question's words ("pops the first n
+/// items and pushes them to the end") without answering what was asked
+/// about the type.
+const UNNAMED_ITEM: f64 = 0.35;
+
+fn weigh(sources: &[Src<'_>], focus: &Focus<'_>, question: &str, w: &Weights, s: &DirectSettings) -> Vec<Weighed> {
     let mut out = Vec::new();
     for (si, src) in sources.iter().enumerate().take(s.max_sources) {
         let an = &src.an;
@@ -170,11 +205,17 @@ fn weigh(sources: &[Src<'_>], focus: &Focus<'_>, w: &Weights, s: &DirectSettings
             }
             let heading = focus.share(&heads);
             let named = subject && part.opening && si < s.opening_sources;
-            let score = topic
+            let item = part
+                .heading
+                .and_then(|h| declared_item(&an.headings[h].0))
+                .filter(|name| !question_names(question, name))
+                .map_or(1.0, |_| UNNAMED_ITEM);
+            let score = item
+                * topic
                 * (0.55 + 0.45 * rel)
                 * (1.0 + s.heading_gain * heading)
                 * (1.0 + if named { s.subject_gain } else { 0.0 });
-            out.push(Weighed { source: si, part, heading, subject: named, score });
+            out.push(Weighed { source: si, part, heading, subject: named, item, score });
         }
     }
     out.sort_by(|a, b| b.score.total_cmp(&a.score));
@@ -229,7 +270,7 @@ pub fn direct_answer(
     s: &DirectSettings,
 ) -> DirectAnswer {
     let focus = Focus::new(question, aspects);
-    let weighed = weigh(sources, &focus, w, s);
+    let weighed = weigh(sources, &focus, question, w, s);
     let Some(best) = weighed.first() else { return DirectAnswer::default() };
     let top = best.score.max(1e-9);
     let mut picks: Vec<Pick> = Vec::new();
@@ -252,7 +293,8 @@ pub fn direct_answer(
                 + if cue { s.weights.cue } else { 0.0 }
                 + if opens { s.weights.opening + s.weights.heading * p.heading } else { 0.0 }
                 + if opens && p.subject { s.weights.subject_opening } else { 0.0 })
-                * (1.0 - s.weights.relevance + s.weights.relevance * rel);
+                * (1.0 - s.weights.relevance + s.weights.relevance * rel)
+                * p.item;
             picks.push(Pick { part: pi, sentence: i, worth });
         }
     }
@@ -328,4 +370,23 @@ pub fn direct_answer(
         }
     }
     DirectAnswer { pieces }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_signature_heading_declares_its_item_and_prose_does_not() {
+        assert_eq!(declared_item("pub fn sort(&mut self)where T: Ord,"), Some("sort"));
+        assert_eq!(declared_item("pub const fn len(&self) -> usize"), Some("len"));
+        assert_eq!(declared_item("fn hash_one<T: Hash>(&self, x: T) -> u64"), Some("hash_one"));
+        assert_eq!(declared_item("pub const MAX: u32"), Some("MAX"));
+        assert_eq!(declared_item("pub(crate) unsafe fn raw_parts(&self)"), Some("raw_parts"));
+        assert_eq!(declared_item("Updating a Value Based on the Old Value"), None);
+        assert_eq!(declared_item("The fn keyword"), None);
+        assert!(question_names("When should I call `shrink_to_fit`?", "shrink_to_fit"));
+        assert!(question_names("What does v.iter_mut() give me?", "iter_mut"));
+        assert!(!question_names("How do I keep a queue sorted?", "sort"));
+    }
 }

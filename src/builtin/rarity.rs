@@ -51,7 +51,7 @@ pub fn scaled_idf(n: u64, df: u64) -> f64 {
 
 /// Passages from which a corpus is big enough for a word's absence to
 /// mean the corpus is about something else.
-const BIG_CORPUS: f64 = 10_000.0;
+pub const BIG_CORPUS: f64 = 10_000.0;
 
 /// How much a word's absence from a corpus of `n` passages says, in
 /// `[0.3, 1]`: grows with the log of the corpus's size.
@@ -80,6 +80,14 @@ impl Weights {
             (docs.len() as u64, df)
         });
         Self { corpus, corpus_share: corpus_share.clamp(0.0, 1.0), session, memo: Mutex::new(HashMap::new()) }
+    }
+
+    /// The share of the corpus's passages that hold `stem`, and how many
+    /// passages there are, when there is a corpus to ask.
+    pub fn corpus_share(&self, stem: &str) -> Option<(f64, u64)> {
+        let c = self.corpus.as_ref()?;
+        let n = c.documents();
+        (n > 0).then(|| (c.frequency(stem) as f64 / n as f64, n))
     }
 
     /// The weight of an analysed term, in `(0, 1]`.
