@@ -190,15 +190,17 @@ pub fn foreign_names(aspects: &[Aspect], sources: &[Src<'_>], w: &Weights) -> Ve
                 let capitalised = bare.chars().next().is_some_and(char::is_uppercase);
                 ((a.position > 0 || k > 0) && capitalised && bare.to_lowercase() == *surface).then_some(bare)
             });
+            let share = w.corpus_share(stem).filter(|(_, n)| *n as f64 >= super::rarity::BIG_CORPUS);
             let missing = match name {
                 // Written capitalised, as a name: "Go" the language is not
-                // "go" the verb the pages use.
-                Some(name) => absent(sources, stem) || !sources.iter().any(|s| written_as_name(&s.doc.text, name)),
-                None => {
-                    absent(sources, stem)
-                        && w.corpus_share(stem)
-                            .is_some_and(|(share, n)| n as f64 >= super::rarity::BIG_CORPUS && share < SCARCE_SHARE)
+                // "go" the verb the pages use. Only in a big corpus: in a
+                // small folder or among web pages a capitalised common noun
+                // ("the Handbook") is the asker's emphasis, not a name.
+                Some(name) if share.is_some() => {
+                    absent(sources, stem) || !sources.iter().any(|s| written_as_name(&s.doc.text, name))
                 }
+                Some(_) => absent(sources, stem),
+                None => absent(sources, stem) && share.is_some_and(|(share, _)| share < SCARCE_SHARE),
             };
             if missing && !out.contains(surface) {
                 out.push(surface.clone());
@@ -388,13 +390,35 @@ mod tests {
         assert_eq!(opening_for_match("See `v[0]` here. [2, 3] Next."), "see `v[0]` here. next.");
     }
 
+    /// A corpus of `passages` passages in which every word is common.
+    struct Common(u64);
+
+    impl crate::builtin::Rarity for Common {
+        fn documents(&self) -> u64 {
+            self.0
+        }
+
+        fn frequency(&self, _stem: &str) -> u64 {
+            self.0 / 10
+        }
+    }
+
     fn judged(question: &str, texts: &[(&str, &str)], quote: &str) -> Judgement {
+        judged_in(None, question, texts, quote)
+    }
+
+    fn judged_in(
+        corpus: Option<Arc<dyn crate::builtin::Rarity>>,
+        question: &str,
+        texts: &[(&str, &str)],
+        quote: &str,
+    ) -> Judgement {
         let docs: Vec<_> = texts.iter().enumerate().map(|(k, (t, x))| doc(k as u32 + 1, t, x)).collect();
         let mut st = Stemmer::default();
         let srcs: Vec<Src<'_>> =
             docs.iter().map(|d| Src { doc: d, an: Arc::new(analyze(&d.meta.title, &d.text, &mut st)) }).collect();
         let an: Vec<&crate::builtin::analysis::AnalyzedDoc> = srcs.iter().map(|s| s.an.as_ref()).collect();
-        let w = Weights::new(None, 0.0, &an);
+        let w = Weights::new(corpus, 0.5, &an);
         let asp = aspects(question, &mut st, &w, 5);
         let claim = crate::builtin::test_docs::claim(1, quote);
         let draft = Draft { markdown: format!("{quote} [1]\n"), claims: vec![claim] };
@@ -422,19 +446,30 @@ mod tests {
         assert!(j.foreign.is_empty() && !j.unanswered, "{j:?}");
     }
 
-    /// A capitalised name is looked for as a name: the verb "go" the page
-    /// uses is not the language Go.
+    /// In a big corpus a capitalised name is looked for as a name: the verb
+    /// "go" the page uses is not the language Go. In a small folder the
+    /// capital of a common noun is taken for the asker's emphasis.
     #[test]
     fn a_capitalised_name_counts_only_where_it_is_written_as_a_name() {
         let select = "# Waiting on channels\n\nWhen several channels are ready at the same time, select picks one \
                       of the ready cases at random. Go back to the loop after each case.\n";
         let q = "In Go, which case runs when several channels are ready at the same time?";
         let quote = "When several channels are ready at the same time, select picks one of the ready cases at random.";
-        let j = judged(q, &[("Waiting on channels", select)], quote);
+        let big = || Some(Arc::new(Common(50_000)) as Arc<dyn crate::builtin::Rarity>);
+        let j = judged_in(big(), q, &[("Waiting on channels", select)], quote);
         assert_eq!(j.foreign, ["go"], "{j:?}");
         let named = select.replace("select picks", "Go's select picks");
-        let j = judged(q, &[("Waiting on channels", &named)], quote);
+        let j = judged_in(big(), q, &[("Waiting on channels", &named)], quote);
         assert!(j.foreign.is_empty(), "{j:?}");
+        // A capitalised common noun: a name to a big corpus, emphasis to a small folder.
+        let rules = "# Leave\n\nThe handbook grants twelve holidays a year to every employee.\n";
+        let q = "How many holidays does the Handbook grant?";
+        let quote = "The handbook grants twelve holidays a year to every employee.";
+        let j = judged_in(big(), q, &[("Leave", rules)], quote);
+        assert_eq!(j.foreign, ["handbook"], "{j:?}");
+        let small = Some(Arc::new(Common(40)) as Arc<dyn crate::builtin::Rarity>);
+        let j = judged_in(small, q, &[("Leave", rules)], quote);
+        assert!(j.foreign.is_empty() && !j.unanswered, "{j:?}");
         assert!(written_as_name("Bindings exist for Python and Ruby.", "Python"));
         assert!(!written_as_name("Go back to the loop.", "Go"));
         assert!(!written_as_name("## Go\n\nText.", "Go"));
