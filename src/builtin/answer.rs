@@ -9,7 +9,7 @@
 //! the one that chose its opening.
 
 use super::Src;
-use super::analysis::refers_back;
+use super::analysis::{is_stopword, refers_back};
 use super::aspects::Aspect;
 use super::rarity::Weights;
 use super::score::sentence_support;
@@ -125,13 +125,16 @@ pub fn joint_coverage(sources: &[Src<'_>], aspects: &[Aspect], w: &Weights, sent
 }
 
 /// Below this joint coverage, no passage of the sources answers the
-/// question: what they hold are its words, not its answer. It was 0.4
-/// while it was the only guard; with the names a question asks about
-/// checked against the sources ([`foreign_names`]), it only has to catch
-/// a question whose words are all found but in no passage together, and
-/// 0.3 refuses fewer answerable questions (chosen on `rust-docs-user-2`:
-/// docs/benchmarks.md).
-pub const UNANSWERED_BELOW: f64 = 0.3;
+/// question: what they hold are its words, not its answer.
+pub const UNANSWERED_BELOW: f64 = 0.4;
+
+/// The same in a big corpus, where the names a question asks about are
+/// checked against the sources ([`foreign_names`]): the coverage rule then
+/// only has to catch a question whose words are all found but in no
+/// passage together, and 0.3 refuses fewer answerable questions (chosen on
+/// `rust-docs-user-2`: docs/benchmarks.md). In a small folder or among web
+/// pages rare names are not checked, and 0.4 stays.
+pub const UNANSWERED_BELOW_BIG_CORPUS: f64 = 0.3;
 
 /// A question word in prose is a name when it is written capitalised after
 /// the question's first word, or when fewer than this share of the
@@ -139,6 +142,10 @@ pub const UNANSWERED_BELOW: f64 = 0.3;
 /// enough for absence to say something (`rarity::BIG_CORPUS`): in a small
 /// folder most words are absent.
 const SCARCE_SHARE: f64 = 1e-4;
+
+/// From this share of the corpus's passages a word is common: written
+/// capitalised in a question, it must be written so on a page too.
+const COMMON_SHARE: f64 = 1e-3;
 
 /// Whether no kept source holds `stem`, in its text, its headings or its title.
 fn absent(sources: &[Src<'_>], stem: &str) -> bool {
@@ -155,10 +162,7 @@ fn absent(sources: &[Src<'_>], stem: &str) -> bool {
 /// asker's code is called, not what to look up. `None` when nothing else
 /// is left of it.
 fn without_own_names(a: &Aspect, sources: &[Src<'_>], w: &Weights) -> Option<Aspect> {
-    let own = |stem: &String| {
-        let forms: Vec<_> = a.forms.iter().filter(|f| &f.0 == stem).collect();
-        !forms.is_empty() && forms.iter().all(|f| f.2) && absent(sources, stem)
-    };
+    let own = |stem: &String| a.code.contains(stem) && absent(sources, stem);
     if a.related || !a.key.iter().any(own) {
         return Some(a.clone());
     }
@@ -178,25 +182,23 @@ pub fn foreign_names(aspects: &[Aspect], sources: &[Src<'_>], w: &Weights) -> Ve
     if sources.is_empty() {
         return out;
     }
-    for a in aspects.iter().filter(|a| !a.related) {
-        for (stem, surface, compound) in &a.forms {
-            if *compound || !a.key.contains(stem) {
+    // A comparison in parentheses ("like Python's Counter") is not what is asked about.
+    for a in aspects.iter().filter(|a| !a.related && !a.parenthetical) {
+        for (stem, surface, _) in &a.forms {
+            if a.code.contains(stem) || !a.key.contains(stem) {
                 continue;
             }
-            // The name as the question writes it, when capitalised after its first word.
-            let name = a.label.split_whitespace().enumerate().find_map(|(k, word)| {
-                let bare = word.trim_matches(|c: char| !c.is_alphanumeric());
-                let bare = bare.strip_suffix("'s").or_else(|| bare.strip_suffix("’s")).unwrap_or(bare);
-                let capitalised = bare.chars().next().is_some_and(char::is_uppercase);
-                ((a.position > 0 || k > 0) && capitalised && bare.to_lowercase() == *surface).then_some(bare)
-            });
+            let name = a.names.iter().find(|n| n.to_lowercase() == *surface);
             let share = w.corpus_share(stem).filter(|(_, n)| *n as f64 >= super::rarity::BIG_CORPUS);
+            // A name that is also a common word of the corpus ("go", "rust")
+            // is looked for as the name; a rare one only has to be there.
+            let common = is_stopword(surface) || share.is_some_and(|(share, _)| share >= COMMON_SHARE);
             let missing = match name {
                 // Written capitalised, as a name: "Go" the language is not
                 // "go" the verb the pages use. Only in a big corpus: in a
-                // small folder or among web pages a capitalised common noun
-                // ("the Handbook") is the asker's emphasis, not a name.
-                Some(name) if share.is_some() => {
+                // small folder the capital of a common noun ("the
+                // Handbook") is the asker's emphasis.
+                Some(name) if share.is_some() && common => {
                     absent(sources, stem) || !sources.iter().any(|s| written_as_name(&s.doc.text, name))
                 }
                 Some(_) => absent(sources, stem),
@@ -233,6 +235,8 @@ pub struct Judgement {
     pub lead: f64,
     /// Joint coverage of the best passage any kept source holds.
     pub best: f64,
+    /// The joint coverage answering needs.
+    pub needs: f64,
     /// No passage of the sources answers the question.
     pub unanswered: bool,
     /// Names the question asks about that no kept source mentions.
@@ -323,8 +327,9 @@ pub fn judge(draft: &Draft, asked: &[Aspect], sources: &[Src<'_>], w: &Weights) 
     // passage's: the answer about `Into` or `Display` is often on a page
     // that says what to do without naming the trait the asker named.
     let foreign = foreign_names(asked, sources, w);
-    let unanswered = best < UNANSWERED_BELOW || !foreign.is_empty();
-    Judgement { relevance: joint * (0.6 + 0.4 * evidence), lead: joint, best, unanswered, foreign }
+    let needs = if w.big_corpus() { UNANSWERED_BELOW_BIG_CORPUS } else { UNANSWERED_BELOW };
+    let unanswered = best < needs || !foreign.is_empty();
+    Judgement { relevance: joint * (0.6 + 0.4 * evidence), lead: joint, best, needs, unanswered, foreign }
 }
 
 #[cfg(test)]
@@ -390,7 +395,7 @@ mod tests {
         assert_eq!(opening_for_match("See `v[0]` here. [2, 3] Next."), "see `v[0]` here. next.");
     }
 
-    /// A corpus of `passages` passages in which every word is common.
+    /// A corpus of this many passages in which every word is common.
     struct Common(u64);
 
     impl crate::builtin::Rarity for Common {
@@ -400,6 +405,19 @@ mod tests {
 
         fn frequency(&self, _stem: &str) -> u64 {
             self.0 / 10
+        }
+    }
+
+    /// A corpus of this many passages in which one word is never used.
+    struct Without(u64, String);
+
+    impl crate::builtin::Rarity for Without {
+        fn documents(&self) -> u64 {
+            self.0
+        }
+
+        fn frequency(&self, stem: &str) -> u64 {
+            if stem == self.1 { 0 } else { self.0 / 10 }
         }
     }
 
@@ -474,6 +492,36 @@ mod tests {
         assert!(!written_as_name("Go back to the loop.", "Go"));
         assert!(!written_as_name("## Go\n\nText.", "Go"));
         assert!(!written_as_name("Gopher is a mascot.", "Go"));
+    }
+
+    /// A lower-case word a big corpus never uses is a name (a crate); in a
+    /// corpus too small for absence to mean much it is not.
+    #[test]
+    fn a_word_a_big_corpus_never_uses_is_a_name_only_there() {
+        let q = "How do I set the number of worker threads that mockall's runtime uses?";
+        let quote = "A thread pool keeps a fixed number of worker threads waiting for jobs.";
+        let stem: String = Stemmer::default().tokens("mockall", true).into_iter().map(|t| t.stem).collect();
+        let corpus = |n| Some(Arc::new(Without(n, stem.clone())) as Arc<dyn crate::builtin::Rarity>);
+        let j = judged_in(corpus(10_000), q, &[("Thread pools", POOL)], quote);
+        assert_eq!(j.foreign, ["mockall"], "{j:?}");
+        let j = judged_in(corpus(9_999), q, &[("Thread pools", POOL)], quote);
+        assert!(j.foreign.is_empty(), "{j:?}");
+    }
+
+    /// A capital where a sentence or clause of the question starts, or in a
+    /// question written in Title Case, names nothing.
+    #[test]
+    fn capitals_at_a_sentence_start_or_in_title_case_name_nothing() {
+        let big = || Some(Arc::new(Common(50_000)) as Arc<dyn crate::builtin::Rarity>);
+        let quote = "A thread pool keeps a fixed number of worker threads waiting for jobs.";
+        for q in [
+            "My server is slow. Worker threads: how many does a thread pool keep?",
+            "Context: Worker threads wait for jobs. How many does a thread pool keep?",
+            "How Many Worker Threads Does A Thread Pool Keep?",
+        ] {
+            let j = judged_in(big(), q, &[("Thread pools", POOL)], quote);
+            assert!(j.foreign.is_empty(), "{q}: {j:?}");
+        }
     }
 
     /// The asker's own type names, written as code, are not looked up: a

@@ -27,6 +27,13 @@ pub struct Aspect {
     /// inside an identifier)`. A source holds a stem as asked when it has
     /// it in prose, or in code as the same word (`analysis::holds_in`).
     pub forms: Vec<(String, String, bool)>,
+    /// The words the question writes as names, as written: capitalised
+    /// where no sentence starts, in a question not written in Title Case
+    /// ("Go" in "In Go, which case runs …").
+    pub names: Vec<String>,
+    /// The stems the question writes as code: in a code span, or as an
+    /// identifier of several parts (`Vec<MyThing>`, `mylib::Circle`).
+    pub code: Vec<String>,
 }
 
 impl Aspect {
@@ -50,6 +57,10 @@ struct Word {
     breaks: bool,
     position: usize,
     in_parens: bool,
+    /// Capitalised where no sentence of the question starts.
+    capitalised: bool,
+    /// In a code span, or an identifier of several parts.
+    code: bool,
 }
 
 /// Splits `text` into words and separators. Symbols standing alone (`?`,
@@ -66,14 +77,19 @@ fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
         breaks: true,
         position,
         in_parens,
+        capitalised: false,
+        code: false,
     };
     let all = question_words(text);
     let framed = frame_of(&all, stemmer);
     // A capitalised function word opening a sentence ("… explicitly. Why
     // …") is a function word, not a name.
     let mut sentence_start = true;
+    let mut clause_start = true;
     for (position, raw) in all.iter().map(String::as_str).enumerate() {
         let opens_sentence = std::mem::replace(&mut sentence_start, raw.ends_with(['.', '?', '!']));
+        // "Context: Sorting fails" capitalises after a colon too.
+        let opens_clause = std::mem::replace(&mut clause_start, raw.ends_with(['.', '?', '!', ':']));
         if raw.starts_with('(') {
             out.push(brk(position, in_parens));
             in_parens = true;
@@ -91,6 +107,8 @@ fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
                     breaks: false,
                     position,
                     in_parens,
+                    capitalised: false,
+                    code: false,
                 });
             }
             continue;
@@ -106,6 +124,8 @@ fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
                 breaks: false,
                 position,
                 in_parens,
+                capitalised: false,
+                code: true,
             });
             if ends_clause {
                 out.push(brk(position, in_parens));
@@ -126,7 +146,18 @@ fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
         let forms: Vec<(String, String, bool)> =
             tokens.iter().map(|t| (t.stem.clone(), t.surface.to_lowercase(), compound)).collect();
         let stems = tokens.into_iter().map(|t| t.stem).collect();
-        out.push(Word { surface: trimmed.to_string(), stems, forms, breaks: stop, position, in_parens });
+        let capitalised = !opens_clause && plain.chars().next().is_some_and(char::is_uppercase);
+        let code = compound || trimmed.starts_with('`');
+        out.push(Word {
+            surface: trimmed.to_string(),
+            stems,
+            forms,
+            breaks: stop,
+            position,
+            in_parens,
+            capitalised,
+            code,
+        });
         if ends_clause {
             out.push(brk(position, in_parens));
         }
@@ -201,7 +232,12 @@ fn frame_of(all: &[String], stemmer: &mut Stemmer) -> Vec<bool> {
 /// The question's aspects in the question's own order: at most `max`, the
 /// weightiest kept.
 pub fn aspects(question: &str, stemmer: &mut Stemmer, weights: &Weights, max: usize) -> Vec<Aspect> {
-    let ws = words(question, stemmer);
+    let mut ws = words(question, stemmer);
+    // In a question written in Title Case a capital names nothing.
+    let content: Vec<&Word> = ws.iter().filter(|w| !w.breaks && !w.code && w.position > 0).collect();
+    if content.len() >= 3 && content.iter().filter(|w| w.capitalised).count() * 3 >= content.len() * 2 {
+        ws.iter_mut().for_each(|w| w.capitalised = false);
+    }
     let mut runs: Vec<Vec<&Word>> = Vec::new();
     let mut run: Vec<&Word> = Vec::new();
     for w in &ws {
@@ -245,11 +281,22 @@ pub fn aspects(question: &str, stemmer: &mut Stemmer, weights: &Weights, max: us
         let rest: f64 = stems.iter().map(|s| weights.of(s)).sum::<f64>() - top;
         let label = r.iter().map(|w| w.surface.as_str()).collect::<Vec<_>>().join(" ");
         let forms = r.iter().flat_map(|w| w.forms.iter().cloned()).collect();
+        let names = r
+            .iter()
+            .filter(|w| w.capitalised && !w.code)
+            .map(|w| {
+                let bare = w.surface.trim_matches('`');
+                bare.strip_suffix("'s").or_else(|| bare.strip_suffix("’s")).unwrap_or(bare).to_string()
+            })
+            .collect();
+        let code = r.iter().filter(|w| w.code).flat_map(|w| w.stems.iter().cloned()).collect();
         let aspect = Aspect {
             label,
             key,
             stems,
             forms,
+            names,
+            code,
             weight: top + 0.25 * rest,
             related: false,
             position: r[0].position,
@@ -329,6 +376,8 @@ fn comparison(question: &str, aspects: &[Aspect]) -> Option<Aspect> {
         key: vec![ka.clone(), kb.clone()],
         stems: first.stems.iter().chain(&second.stems).cloned().collect(),
         forms: first.forms.iter().chain(&second.forms).cloned().collect(),
+        names: first.names.iter().chain(&second.names).cloned().collect(),
+        code: first.code.iter().chain(&second.code).cloned().collect(),
         weight: (first.weight + second.weight) / 2.0,
         related: false,
         position: first.position,
@@ -346,6 +395,8 @@ pub fn related_aspect(label: &str, stemmer: &mut Stemmer, weights: &Weights) -> 
         key: stems.clone(),
         stems,
         forms: Vec::new(),
+        names: Vec::new(),
+        code: Vec::new(),
         weight: 0.7 * weight,
         related: true,
         position: usize::MAX,

@@ -225,8 +225,7 @@ pub fn judge_answer(c: &mut Critique, j: Judgement) {
             Severity::Critical,
             format!(
                 "No passage of the sources answers the question: the best holds {:.2} of it (answering needs {:.2}).",
-                j.best,
-                answer::UNANSWERED_BELOW
+                j.best, j.needs
             ),
         ))
     } else {

@@ -142,25 +142,38 @@ const RARE_NAME: f64 = 0.5;
 /// `pub const MAX: u32`): the documentation of one method or constant.
 pub fn declared_item(heading: &str) -> Option<&str> {
     let mut words = heading.split_whitespace().peekable();
+    let mut qualified = false;
     while let Some(w) = words.next() {
         let qualifier =
             w == "const" && words.peek().is_some_and(|n| matches!(*n, "fn" | "unsafe" | "async" | "extern"));
         if !qualifier && matches!(w, "fn" | "const" | "type" | "static") {
             let name = words.peek()?;
             let end = name.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(name.len());
-            return (end > 0).then_some(&name[..end]);
+            // A signature goes on after the name (`sort(`, `MAX:`,
+            // `Result<T> =`); "type inference" or "static dispatch" is prose.
+            let rest = heading[heading.find(*name)? + end..].trim_start();
+            let signature = w == "fn" || qualified || rest.starts_with(['(', '<', ':', '=']);
+            return (end > 0 && signature).then_some(&name[..end]);
         }
         // A signature opens with its qualifiers; prose does not.
         if !qualifier && !matches!(w, "pub" | "unsafe" | "async" | "extern" | "default") && !w.starts_with("pub(") {
             return None;
         }
+        qualified = true;
     }
     None
 }
 
-/// Whether the question writes `name` as a word (`v.iter_mut()` writes `iter_mut`).
+/// Whether the question writes `name`: as a word (`v.iter_mut()` writes
+/// `iter_mut`), or its parts in order ("sort a vec by key" for `sort_by_key`).
 fn question_names(question: &str, name: &str) -> bool {
-    question.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|w| w.eq_ignore_ascii_case(name))
+    let words: Vec<String> =
+        question.split(|c: char| !(c.is_alphanumeric() || c == '_')).map(str::to_lowercase).collect();
+    let name = name.to_lowercase();
+    let parts: Vec<&str> = name.split('_').filter(|p| !p.is_empty()).collect();
+    let mut rest = words.iter();
+    let in_order = parts.len() > 1 && parts.iter().all(|p| rest.any(|w| w == p));
+    in_order || words.contains(&name)
 }
 
 /// The share of its score a part keeps when it documents one API item
@@ -385,6 +398,11 @@ mod tests {
         assert_eq!(declared_item("pub(crate) unsafe fn raw_parts(&self)"), Some("raw_parts"));
         assert_eq!(declared_item("Updating a Value Based on the Old Value"), None);
         assert_eq!(declared_item("The fn keyword"), None);
+        assert_eq!(declared_item("type inference"), None);
+        assert_eq!(declared_item("static dispatch"), None);
+        assert_eq!(declared_item("const generics"), None);
+        assert_eq!(declared_item("pub type Result<T> = result::Result<T, Error>;"), Some("Result"));
+        assert!(question_names("How do I sort a vec by key?", "sort_by_key"));
         assert!(question_names("When should I call `shrink_to_fit`?", "shrink_to_fit"));
         assert!(question_names("What does v.iter_mut() give me?", "iter_mut"));
         assert!(!question_names("How do I keep a queue sorted?", "sort"));

@@ -82,6 +82,12 @@ impl Weights {
         Self { corpus, corpus_share: corpus_share.clamp(0.0, 1.0), session, memo: Mutex::new(HashMap::new()) }
     }
 
+    /// Whether the corpus is big enough for a word's absence to say
+    /// something ([`BIG_CORPUS`] passages or more).
+    pub fn big_corpus(&self) -> bool {
+        self.corpus.as_ref().is_some_and(|c| c.documents() as f64 >= BIG_CORPUS)
+    }
+
     /// The share of the corpus's passages that hold `stem`, and how many
     /// passages there are, when there is a corpus to ask.
     pub fn corpus_share(&self, stem: &str) -> Option<(f64, u64)> {

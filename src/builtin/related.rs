@@ -100,6 +100,8 @@ pub fn discover(
                 position: usize::MAX,
                 parenthetical: false,
                 forms: Vec::new(),
+                names: Vec::new(),
+                code: Vec::new(),
             }
         })
         .collect()
