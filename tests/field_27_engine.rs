@@ -172,6 +172,22 @@ fn a_small_folders_clearly_answered_question_finishes_in_one_round_without_the_p
     }
 }
 
+/// Issue 24: a question about a name the notes never mention is about what
+/// they do not cover, however many of its other words they hold; a capital
+/// the asker gave a common noun is not such a name in a small folder.
+#[test]
+fn a_question_about_a_name_the_notes_never_mention_ends_unanswered() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, home) = (tmp.path().join("garden"), tmp.path().join("home"));
+    write_notes(&dir, GARDEN);
+    let r = on_folder(&home, &dir, "How much does a plot cost per year in the Kensington garden?");
+    assert_eq!(r.code, Some(4), "unanswered:\n{}\n{}", r.progress, r.report);
+    assert!(r.first_paragraph().contains("do not answer"), "{}", r.report);
+    let r = on_folder(&home, &dir, "How much does a Plot cost per year?");
+    assert_eq!(r.code, Some(0), "answered:\n{}\n{}", r.progress, r.report);
+    assert!(r.first_paragraph().contains("A plot costs forty-five euros a year."), "{}", r.report);
+}
+
 #[test]
 fn the_words_that_frame_a_question_are_no_section_caveat_or_search() {
     let tmp = tempfile::tempdir().unwrap();

@@ -185,10 +185,12 @@ pub fn foreign_names(aspects: &[Aspect], sources: &[Src<'_>], w: &Weights) -> Ve
     // A comparison in parentheses ("like Python's Counter") is not what is asked about.
     for a in aspects.iter().filter(|a| !a.related && !a.parenthetical) {
         for (stem, surface, _) in &a.forms {
-            if a.code.contains(stem) || !a.key.contains(stem) {
+            let name = a.names.iter().find(|n| n.to_lowercase() == *surface);
+            // A name is asked about whatever its weight; another word only
+            // when it is among the aspect's key terms.
+            if a.code.contains(stem) || (name.is_none() && !a.key.contains(stem)) {
                 continue;
             }
-            let name = a.names.iter().find(|n| n.to_lowercase() == *surface);
             let share = w.corpus_share(stem).filter(|(_, n)| *n as f64 >= super::rarity::BIG_CORPUS);
             // A name that is also a common word of the corpus ("go", "rust")
             // is looked for as the name; a rare one only has to be there.
