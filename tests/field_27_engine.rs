@@ -11,7 +11,7 @@
 //! question keeps one lesson per thing it taught.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::support;
@@ -91,6 +91,15 @@ fn write_notes(dir: &Path, notes: &[(&str, &str, &str)]) {
     }
 }
 
+/// A temporary folder `name` holding `notes`, and a home beside it; the
+/// folder lives as long as the first value.
+fn notes_folder(name: &str, notes: &[(&str, &str, &str)]) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, home) = (tmp.path().join(name), tmp.path().join("home"));
+    write_notes(&dir, notes);
+    (tmp, dir, home)
+}
+
 /// A finished `sleuth run`: exit code, the report, the progress lines.
 struct Run {
     code: Option<i32>,
@@ -141,9 +150,7 @@ fn on_folder(home: &Path, dir: &Path, question: &str) -> Run {
 
 #[test]
 fn a_small_folders_clearly_answered_question_finishes_in_one_round_without_the_provisional_caveat() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (dir, home) = (tmp.path().join("garden"), tmp.path().join("home"));
-    write_notes(&dir, GARDEN);
+    let (_tmp, dir, home) = notes_folder("garden", GARDEN);
     let answered = [
         ("How much does a plot cost per year?", "A plot costs forty-five euros a year."),
         ("What is the deposit for a key to the gate?", "against a deposit of twenty euros"),
@@ -177,9 +184,7 @@ fn a_small_folders_clearly_answered_question_finishes_in_one_round_without_the_p
 /// the asker gave a common noun is not such a name in a small folder.
 #[test]
 fn a_question_about_a_name_the_notes_never_mention_ends_unanswered() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (dir, home) = (tmp.path().join("garden"), tmp.path().join("home"));
-    write_notes(&dir, GARDEN);
+    let (_tmp, dir, home) = notes_folder("garden", GARDEN);
     let r = on_folder(&home, &dir, "How much does a plot cost per year in the Kensington garden?");
     assert_eq!(r.code, Some(4), "unanswered:\n{}\n{}", r.progress, r.report);
     assert!(r.first_paragraph().contains("do not answer"), "{}", r.report);
@@ -190,9 +195,7 @@ fn a_question_about_a_name_the_notes_never_mention_ends_unanswered() {
 
 #[test]
 fn the_words_that_frame_a_question_are_no_section_caveat_or_search() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (dir, home) = (tmp.path().join("garden"), tmp.path().join("home"));
-    write_notes(&dir, GARDEN);
+    let (_tmp, dir, home) = notes_folder("garden", GARDEN);
     let cases: &[(&str, &[&str])] = &[
         ("When am I allowed to water during a drought?", &["am", "allowed", "during"]),
         ("How close may visitors go to the beehives?", &["close", "may"]),
@@ -251,9 +254,7 @@ const PYTHONS: &[(&str, &str, &str)] = &[
 
 #[test]
 fn a_folder_with_two_meanings_of_a_word_asks_which_one_and_a_plain_question_does_not() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (dir, home) = (tmp.path().join("pythons"), tmp.path().join("home"));
-    write_notes(&dir, PYTHONS);
+    let (_tmp, dir, home) = notes_folder("pythons", PYTHONS);
     let r = on_folder(&home, &dir, "What is python?");
     assert!(r.decisions().first().is_some_and(|d| d.contains("decide: ASK")), "{}", r.progress);
     // `--ask first` picks the first meaning: the report keeps to one.
@@ -291,9 +292,7 @@ const HANDBOOK: &[(&str, &str, &str)] = &[
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_small_folder_answers_the_same_over_opensearch_as_over_the_local_index() {
     let (server, fake) = cluster::FakeCluster::start().await;
-    let tmp = tempfile::tempdir().unwrap();
-    let (dir, home) = (tmp.path().join("handbook"), tmp.path().join("home"));
-    write_notes(&dir, HANDBOOK);
+    let (_tmp, dir, home) = notes_folder("handbook", HANDBOOK);
     std::fs::create_dir_all(&home).unwrap();
     let config = format!("[opensearch]\nurl = \"{}\"\nindex = \"handbook\"\n", server.uri());
     std::fs::write(home.join("config.toml"), config).unwrap();

@@ -59,6 +59,8 @@ struct Word {
     in_parens: bool,
     /// Capitalised where no sentence of the question starts.
     capitalised: bool,
+    /// The word without backticks and a possessive `'s`: the name as written.
+    plain: String,
     /// In a code span, or an identifier of several parts.
     code: bool,
 }
@@ -78,6 +80,7 @@ fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
         position,
         in_parens,
         capitalised: false,
+        plain: String::new(),
         code: false,
     };
     let all = question_words(text);
@@ -108,6 +111,7 @@ fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
                     position,
                     in_parens,
                     capitalised: false,
+                    plain: String::new(),
                     code: false,
                 });
             }
@@ -125,6 +129,7 @@ fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
                 position,
                 in_parens,
                 capitalised: false,
+                plain: String::new(),
                 code: true,
             });
             if ends_clause {
@@ -156,6 +161,7 @@ fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
             position,
             in_parens,
             capitalised,
+            plain: plain.to_string(),
             code,
         });
         if ends_clause {
@@ -281,14 +287,7 @@ pub fn aspects(question: &str, stemmer: &mut Stemmer, weights: &Weights, max: us
         let rest: f64 = stems.iter().map(|s| weights.of(s)).sum::<f64>() - top;
         let label = r.iter().map(|w| w.surface.as_str()).collect::<Vec<_>>().join(" ");
         let forms = r.iter().flat_map(|w| w.forms.iter().cloned()).collect();
-        let names = r
-            .iter()
-            .filter(|w| w.capitalised && !w.code)
-            .map(|w| {
-                let bare = w.surface.trim_matches('`');
-                bare.strip_suffix("'s").or_else(|| bare.strip_suffix("’s")).unwrap_or(bare).to_string()
-            })
-            .collect();
+        let names = r.iter().filter(|w| w.capitalised && !w.code).map(|w| w.plain.clone()).collect();
         let code = r.iter().filter(|w| w.code).flat_map(|w| w.stems.iter().cloned()).collect();
         let aspect = Aspect {
             label,

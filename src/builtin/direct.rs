@@ -164,16 +164,24 @@ pub fn declared_item(heading: &str) -> Option<&str> {
     None
 }
 
-/// Whether the question writes `name`: as a word (`v.iter_mut()` writes
-/// `iter_mut`), or its parts in order ("sort a vec by key" for `sort_by_key`).
-fn question_names(question: &str, name: &str) -> bool {
-    let words: Vec<String> =
-        question.split(|c: char| !(c.is_alphanumeric() || c == '_')).map(str::to_lowercase).collect();
-    let name = name.to_lowercase();
-    let parts: Vec<&str> = name.split('_').filter(|p| !p.is_empty()).collect();
-    let mut rest = words.iter();
-    let in_order = parts.len() > 1 && parts.iter().all(|p| rest.any(|w| w == p));
-    in_order || words.contains(&name)
+/// The question's words, lower case, split as identifiers are: read once
+/// per draft, asked for every API item's part.
+struct Written(Vec<String>);
+
+impl Written {
+    fn new(question: &str) -> Self {
+        Written(question.split(|c: char| !(c.is_alphanumeric() || c == '_')).map(str::to_lowercase).collect())
+    }
+
+    /// Whether the question writes `name`: as a word (`v.iter_mut()` writes
+    /// `iter_mut`), or its parts in order ("sort a vec by key" for `sort_by_key`).
+    fn names(&self, name: &str) -> bool {
+        let name = name.to_lowercase();
+        let parts: Vec<&str> = name.split('_').filter(|p| !p.is_empty()).collect();
+        let mut rest = self.0.iter();
+        let in_order = parts.len() > 1 && parts.iter().all(|p| rest.any(|w| w == p));
+        in_order || self.0.contains(&name)
+    }
 }
 
 /// The share of its score a part keeps when it documents one API item
@@ -184,6 +192,7 @@ fn question_names(question: &str, name: &str) -> bool {
 const UNNAMED_ITEM: f64 = 0.35;
 
 fn weigh(sources: &[Src<'_>], focus: &Focus<'_>, question: &str, w: &Weights, s: &DirectSettings) -> Vec<Weighed> {
+    let written = Written::new(question);
     let mut out = Vec::new();
     for (si, src) in sources.iter().enumerate().take(s.max_sources) {
         let an = &src.an;
@@ -221,7 +230,7 @@ fn weigh(sources: &[Src<'_>], focus: &Focus<'_>, question: &str, w: &Weights, s:
             let item = part
                 .heading
                 .and_then(|h| declared_item(&an.headings[h].0))
-                .filter(|name| !question_names(question, name))
+                .filter(|name| !written.names(name))
                 .map_or(1.0, |_| UNNAMED_ITEM);
             let score = item
                 * topic
@@ -402,9 +411,9 @@ mod tests {
         assert_eq!(declared_item("static dispatch"), None);
         assert_eq!(declared_item("const generics"), None);
         assert_eq!(declared_item("pub type Result<T> = result::Result<T, Error>;"), Some("Result"));
-        assert!(question_names("How do I sort a vec by key?", "sort_by_key"));
-        assert!(question_names("When should I call `shrink_to_fit`?", "shrink_to_fit"));
-        assert!(question_names("What does v.iter_mut() give me?", "iter_mut"));
-        assert!(!question_names("How do I keep a queue sorted?", "sort"));
+        assert!(Written::new("How do I sort a vec by key?").names("sort_by_key"));
+        assert!(Written::new("When should I call `shrink_to_fit`?").names("shrink_to_fit"));
+        assert!(Written::new("What does v.iter_mut() give me?").names("iter_mut"));
+        assert!(!Written::new("How do I keep a queue sorted?").names("sort"));
     }
 }
