@@ -7,6 +7,7 @@ use super::Src;
 use super::aspects::Aspect;
 use super::candidates::{Candidate, NEAR_IDENTICAL, candidates, pick, similarity, with_context};
 use super::config::{BuiltinConfig, DraftWeights};
+use super::copies::Copies;
 use super::direct;
 use super::rarity::Weights;
 use crate::engine::model::{Citation, Claim, Draft};
@@ -201,10 +202,10 @@ fn render(
     sections: &[Vec<usize>],
 ) -> Draft {
     let mut sections = sections.to_vec();
-    let id = |si: usize| sources[si].doc.meta.id;
-    let cite = |c: &Candidate, aspect: Option<&Aspect>| Claim {
+    let copies = Copies::new(sources);
+    let cite = |c: &Candidate, holders: &[usize], aspect: Option<&Aspect>| Claim {
         text: c.text.clone(),
-        citations: vec![Citation { source: id(c.source), quote: c.text.clone() }],
+        citations: copies.citations(holders, &c.text),
         aspect: aspect.map(|a| a.label.clone()),
     };
     let top_asked = aspects.iter().filter(|a| !a.related).max_by(|a, b| a.weight.total_cmp(&b.weight));
@@ -213,7 +214,7 @@ fn render(
     if answer.pieces.is_empty() {
         md.push_str("The sources found do not answer this question directly.\n");
     } else {
-        md.push_str(&render_direct(sources, answer, top_asked, &mut claims));
+        md.push_str(&render_direct(sources, &copies, answer, top_asked, &mut claims));
     }
     let mut see_also = Vec::new();
     // A related concept is pointed to where a source explains it; its
@@ -265,8 +266,9 @@ fn render(
             if said_before(&claims, i) {
                 continue;
             }
-            md.push_str(&format!("- {} [{}]\n", cands[i].text, id(cands[i].source).0));
-            claims.push(cite(&cands[i], Some(a)));
+            let holders = copies.holders(cands[i].source, &cands[i].text);
+            md.push_str(&format!("- {} {}\n", cands[i].text, copies.markers(&holders)));
+            claims.push(cite(&cands[i], &holders, Some(a)));
         }
     }
     if !see_also.is_empty() {
@@ -279,6 +281,7 @@ fn render(
 /// code example fenced under the quote it shows; one block of text.
 fn render_direct(
     sources: &[Src<'_>],
+    copies: &Copies<'_>,
     answer: &direct::DirectAnswer,
     aspect: Option<&Aspect>,
     claims: &mut Vec<Claim>,
@@ -293,22 +296,35 @@ fn render_direct(
                 let sentence = |k: usize| {
                     src.doc.text[sents[k].start..sents[k].end].split_whitespace().collect::<Vec<_>>().join(" ")
                 };
-                let text = (first..=last).map(sentence).collect::<Vec<_>>().join(" ");
                 if !out.is_empty() && !out.ends_with('\n') {
                     out.push(' ');
                 }
-                // Each sentence carries its citation: a reader (and the
-                // checker of every cited sentence) sees where each comes from.
-                let id = src.doc.meta.id.0;
-                out.push_str(&labelled(src, first, &sentence(first), id, &mut labels));
-                for k in first + 1..=last {
-                    out.push_str(&format!(" {} [{id}]", sentence(k)));
+                // Each sentence carries its citations: a reader (and the
+                // checker of every cited sentence) sees where each comes
+                // from. A run of sentences the same pages hold is one claim.
+                let mut runs: Vec<(Vec<usize>, Vec<String>)> = Vec::new();
+                for k in first..=last {
+                    let text = sentence(k);
+                    let holders = copies.holders(source, &text);
+                    let markers = copies.markers(&holders);
+                    if k == first {
+                        out.push_str(&labelled(src, first, &text, &markers, &mut labels));
+                    } else {
+                        out.push_str(&format!(" {text} {markers}"));
+                    }
+                    match runs.last_mut() {
+                        Some((h, texts)) if *h == holders => texts.push(text),
+                        _ => runs.push((holders, vec![text])),
+                    }
                 }
-                claims.push(Claim {
-                    citations: vec![Citation { source: src.doc.meta.id, quote: text.clone() }],
-                    text,
-                    aspect: aspect.map(|a| a.label.clone()),
-                });
+                for (holders, texts) in runs {
+                    let text = texts.join(" ");
+                    claims.push(Claim {
+                        citations: copies.citations(&holders, &text),
+                        text,
+                        aspect: aspect.map(|a| a.label.clone()),
+                    });
+                }
             }
             direct::Piece::Code { source, block } => {
                 let src = &sources[source];
@@ -342,7 +358,7 @@ fn render_direct(
 /// italics before it. A quote read alone loses what its section says it is
 /// about ("Preventing Reference Cycles Using `Weak<T>`", "Struct
 /// `BinaryHeap`"); the label gives it back.
-fn labelled(src: &Src<'_>, sentence: usize, text: &str, id: u32, labels: &mut Vec<String>) -> String {
+fn labelled(src: &Src<'_>, sentence: usize, text: &str, markers: &str, labels: &mut Vec<String>) -> String {
     let heading = src.an.sentences.get(sentence).and_then(|s| s.heading).and_then(|h| src.an.headings.get(h));
     let title = src.doc.meta.title.split(" - ").next().unwrap_or_default();
     // A heading that is a code signature or a single word ("Examples")
@@ -356,17 +372,17 @@ fn labelled(src: &Src<'_>, sentence: usize, text: &str, id: u32, labels: &mut Ve
     let key = normalize_for_match(label);
     // The page's title is said once per page: a second quote from it under
     // an untelling heading needs no label.
-    let page = format!("[{id}]");
+    let page = format!("[{}]", src.doc.meta.id.0);
     let page_said = telling_heading.is_none() && labels.contains(&page);
     if label.is_empty() || key.is_empty() || said.contains(&key) || labels.contains(&key) || page_said {
         if !labels.contains(&page) {
             labels.push(page);
         }
-        return format!("{text} [{id}]");
+        return format!("{text} {markers}");
     }
     labels.push(key);
     labels.push(page);
-    format!("*{}:* {text} [{id}]", label.replace('*', ""))
+    format!("*{}:* {text} {markers}", label.replace('*', ""))
 }
 
 /// How the draft's line of related concepts opens.

@@ -106,8 +106,19 @@ pub fn reads(
             continue;
         };
         let span = p.first..=p.last;
-        let said: HashSet<&str> = span.clone().flat_map(|i| an.sentences[i].stems.iter().map(String::as_str)).collect();
-        let squashed: String = span.map(|i| squash(an.sentence_text(&src.doc.text, i))).collect();
+        // The heading names what its section is about ("Use a `Thing`
+        // when:"), so the passage says what its heading says.
+        let titled = an.sentences[p.first].heading.map(|h| &an.headings[h]);
+        let said: HashSet<&str> = span
+            .clone()
+            .flat_map(|i| an.sentences[i].stems.iter().map(String::as_str))
+            .chain(titled.into_iter().flat_map(|(_, stems)| stems.iter().map(String::as_str)))
+            .collect();
+        let squashed: String = titled
+            .map(|(text, _)| squash(text))
+            .into_iter()
+            .chain(span.map(|i| squash(an.sentence_text(&src.doc.text, i))))
+            .collect();
         for target in targets {
             if known.contains(target.as_str()) || target == page {
                 continue;

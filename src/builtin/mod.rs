@@ -16,6 +16,7 @@ mod bridge;
 mod candidates;
 mod clusters;
 mod config;
+mod copies;
 mod critique;
 mod direct;
 mod draft;

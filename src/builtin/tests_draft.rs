@@ -146,3 +146,33 @@ async fn a_method_repeating_the_questions_words_does_not_open_the_answer_about_i
     let opening = first_paragraph(&draft.markdown);
     assert!(opening.contains("in one rotation"), "{opening}");
 }
+
+#[tokio::test]
+async fn a_quote_that_stands_on_several_kept_pages_cites_each_of_them() {
+    // A module overview repeats its item's first sentence; a third page
+    // shares only a short phrase with them.
+    let overview = "# Module collections\n\nUse a `BinaryHeap` when you want a priority queue.\n\n\
+                    A priority queue implemented with a binary heap.\n\nSee below.\n";
+    let other = "# Sorting\n\nSee below.\n\nSorting a vector keeps its items in order of priority.\n";
+    let sources = vec![
+        with_relevance(doc(1, "collections", overview), 0.9),
+        with_relevance(doc(2, "BinaryHeap", HEAP), 0.5),
+        with_relevance(doc(3, "Sorting", other), 0.4),
+    ];
+    let draft = drafted("Which collection is a priority queue implemented with a binary heap?", sources).await;
+    let claim = draft
+        .claims
+        .iter()
+        .find(|c| c.text == "A priority queue implemented with a binary heap.")
+        .unwrap_or_else(|| panic!("the shared sentence is quoted: {}", draft.markdown));
+    let cited: Vec<u32> = claim.citations.iter().map(|c| c.source.0).collect();
+    assert_eq!(cited.len(), 2, "{cited:?}");
+    assert!(cited.contains(&1) && cited.contains(&2), "{cited:?}");
+    assert!(claim.citations.iter().all(|c| c.quote == claim.text));
+    let marked = format!("A priority queue implemented with a binary heap. [{}][{}]", cited[0], cited[1]);
+    assert!(draft.markdown.contains(&marked), "{}", draft.markdown);
+    // A sentence only one page holds cites that page alone.
+    for c in draft.claims.iter().filter(|c| c.text.contains("Use a `BinaryHeap`")) {
+        assert_eq!(c.citations.len(), 1, "{:?}", c.citations);
+    }
+}
