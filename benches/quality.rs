@@ -62,7 +62,9 @@ fn first_paragraph(report: &str) -> &str {
 /// What reads badly in a report: a sentence quoted twice, a "Related:" section.
 fn defects(report: &str) -> Vec<String> {
     let mut out = Vec::new();
-    if report.lines().any(|l| l.starts_with("## Related")) {
+    // A related concept's own section (`## Related: …`); a section of an
+    // asked aspect may begin with the word ("## Related crates").
+    if report.lines().any(|l| l.starts_with("## Related:")) {
         out.push("a “Related:” section".to_string());
     }
     let mut seen = std::collections::HashSet::new();

@@ -303,3 +303,35 @@ async fn a_page_is_read_once_per_session() {
     seen.dedup();
     assert_eq!(seen.len(), n, "a page was read twice: {:#?}", queries(&state));
 }
+
+#[tokio::test]
+async fn a_link_in_the_heading_of_the_answering_section_is_followed() {
+    // The section's heading names the tool ("Use a cloche when:"); the list
+    // under it never says the word, nor does the question.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (root, home) = (dir.path().join("docs"), dir.path().join("home"));
+    garden(&root);
+    write(
+        &root,
+        "garden/index.html",
+        &html(
+            "Garden handbook",
+            "<h1>Garden handbook</h1>\
+             <p>This handbook covers sowing, planting out and caring for a vegetable garden through the year.</p>\
+             <h2 id=\"one\">Use a <a href=\"tools/cloche.html\">cloche</a> when:</h2>\
+             <ul><li>Gardeners protect seedlings from frost at night, one plant at a time.</li>\
+             <li>The seedlings stand in open ground where frost settles.</li></ul>\
+             <h2 id=\"water\">Watering</h2>\
+             <p>Water young plants in the morning with a <a href=\"tools/can.html\">watering can</a> fitted with a rose.</p>",
+        ),
+    );
+    let c = corpus(&root, &home);
+    let state = session(c, QUESTION, true, 2).await;
+    let read = state
+        .iterations
+        .iter()
+        .flat_map(|it| &it.queries)
+        .find(|q| q.query.text == TARGET)
+        .unwrap_or_else(|| panic!("no read of {TARGET}; queries: {:#?}", queries(&state)));
+    assert!(read.query.intent.contains("“Use a cloche when:”"), "{}", read.query.intent);
+}

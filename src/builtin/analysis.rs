@@ -597,7 +597,10 @@ pub fn split_sentences(p: &str) -> Vec<(usize, usize)> {
                 });
                 let word_before = p[start..i].rsplit(|ch: char| ch.is_whitespace()).next().unwrap_or("").to_lowercase();
                 let word_before = word_before.trim_start_matches(['(', '"']);
-                let abbrev = c == b'.' && (ABBREVIATIONS.contains(&word_before) || word_before.chars().count() == 1);
+                // An initial ("J. Smith") is one letter; a number ends a
+                // sentence ("… with alignment 1. To avoid …").
+                let initial = word_before.chars().count() == 1 && word_before.chars().all(char::is_alphabetic);
+                let abbrev = c == b'.' && (ABBREVIATIONS.contains(&word_before) || initial);
                 if starts_new && !abbrev {
                     push_trimmed(p, start, i + 1, &mut out);
                     start = j;
@@ -684,6 +687,10 @@ mod tests {
                 "Next one?"
             ]
         );
+        // An initial is no sentence end; a number is.
+        let p = "Written by J. Smith in May. Freed with alignment 1. To avoid that, cast.";
+        let got: Vec<&str> = split_sentences(p).into_iter().map(|(s, e)| &p[s..e]).collect();
+        assert_eq!(got, vec!["Written by J. Smith in May.", "Freed with alignment 1.", "To avoid that, cast."]);
     }
 
     #[test]

@@ -138,6 +138,17 @@ pub fn similarity(a: &[String], b: &[String]) -> f64 {
 /// Stem overlap (Jaccard) from which two sentences say the same thing.
 pub const NEAR_IDENTICAL: f64 = 0.85;
 
+/// The shortest text that can be said to repeat another inside it: a
+/// shorter one is a common phrase ("See below."), not a sentence said twice.
+const MIN_REPEATED_CHARS: usize = 24;
+
+/// Whether two texts say the same sentence: equal, or one holds the other
+/// whole. Compare texts normalised the same way.
+pub fn repeats(a: &str, b: &str) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    short == long || (short.len() >= MIN_REPEATED_CHARS && long.contains(short))
+}
+
 /// Picks up to `k` candidates by MMR over `worth`, skipping `taken` and
 /// sentences nearly identical to a taken one.
 pub fn pick(
@@ -157,8 +168,10 @@ pub fn pick(
                 continue;
             }
             let redundancy = taken.iter().map(|&j| similarity(&c.stems, &cands[j].stems)).fold(0.0, f64::max);
-            // The same sentence in another copy or wording adds nothing.
-            if redundancy >= NEAR_IDENTICAL || taken.iter().any(|&j| cands[j].text == c.text) {
+            // The same sentence in another copy or wording adds nothing,
+            // nor does one a taken sentence holds whole (a page can repeat
+            // a clause after a colon) or one holding a taken sentence whole.
+            if redundancy >= NEAR_IDENTICAL || taken.iter().any(|&j| repeats(&cands[j].text, &c.text)) {
                 continue;
             }
             let reuse = 0.08 * source_uses[c.source] as f64;

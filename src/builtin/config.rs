@@ -74,7 +74,8 @@ pub struct BuiltinConfig {
 /// `score × (literal × L + context × C + section × S) × (1 - centrality +
 /// centrality × central)`; a related concept's is scaled by
 /// `related_base + section`. Below `relevance_floor` of the best worth, a
-/// sentence appears nowhere in the report.
+/// sentence appears nowhere in the report; a kept source not cited yet
+/// adds its best sentence when it reaches `cover_floor` of the best worth.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct DraftWeights {
@@ -84,11 +85,20 @@ pub struct DraftWeights {
     pub centrality: f64,
     pub related_base: f64,
     pub relevance_floor: f64,
+    pub cover_floor: f64,
 }
 
 impl Default for DraftWeights {
     fn default() -> Self {
-        Self { literal: 0.45, context: 0.2, section: 0.35, centrality: 0.4, related_base: 0.3, relevance_floor: 0.35 }
+        Self {
+            literal: 0.45,
+            context: 0.2,
+            section: 0.35,
+            centrality: 0.4,
+            related_base: 0.3,
+            relevance_floor: 0.35,
+            cover_floor: 0.2,
+        }
     }
 }
 

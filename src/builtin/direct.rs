@@ -12,6 +12,7 @@ use super::Src;
 use super::analysis::{AnalyzedDoc, refers_back};
 use super::answering::Focus;
 use super::aspects::Aspect;
+use super::candidates::repeats;
 use super::parts::{Part, parts, shortest_example};
 use super::question::{Kind, answers_kind};
 use super::rarity::Weights;
@@ -335,7 +336,7 @@ pub fn direct_answer(
         }
         let src = &sources[p.source];
         let key = crate::text::normalize_for_match(src.an.sentence_text(&src.doc.text, pick.sentence));
-        if said.contains(&key) {
+        if said.iter().any(|s| repeats(s, &key)) {
             continue;
         }
         said.push(key);
@@ -352,6 +353,10 @@ pub fn direct_answer(
     let wanted: Vec<&str> = focus.aspects.iter().flat_map(|a| a.key.iter().map(String::as_str)).collect();
     let mut pieces = Vec::new();
     let mut examples = 0;
+    // Every sentence the answer quotes so far, by its words: a page can
+    // say one sentence in two places, and a sentence quoted with the one
+    // it leans on must not bring that one a second time.
+    let mut quoted: Vec<String> = Vec::new();
     for (n, &pi) in order.iter().enumerate() {
         let p = &weighed[pi];
         let src = &sources[p.source];
@@ -370,6 +375,12 @@ pub fn direct_answer(
             {
                 first = i - 1;
             }
+            let key = |k: usize| crate::text::normalize_for_match(an.sentence_text(&src.doc.text, k));
+            let in_spans = |k: usize| spans.iter().any(|&(a, b)| (a..=b).contains(&k));
+            if (first..=last).any(|k| !in_spans(k) && quoted.iter().any(|q| repeats(q, &key(k)))) {
+                continue;
+            }
+            quoted.extend((first..=last).filter(|&k| !in_spans(k)).map(key));
             match spans.last_mut() {
                 Some(prev) if first <= prev.1 + 1 => prev.1 = prev.1.max(last),
                 _ => spans.push((first, last)),

@@ -5,7 +5,7 @@
 
 use super::Src;
 use super::aspects::Aspect;
-use super::candidates::{Candidate, NEAR_IDENTICAL, candidates, pick, similarity, with_context};
+use super::candidates::{Candidate, NEAR_IDENTICAL, candidates, pick, repeats, similarity, with_context};
 use super::config::{BuiltinConfig, DraftWeights};
 use super::copies::Copies;
 use super::direct;
@@ -45,17 +45,20 @@ struct Worth<'a> {
     aspects: &'a [Aspect],
     weights: &'a DraftWeights,
     floor: f64,
+    /// The floor of a sentence that cites a source not cited yet.
+    cover: f64,
 }
 
 impl<'a> Worth<'a> {
     fn new(cands: &[Candidate], aspects: &'a [Aspect], weights: &'a DraftWeights) -> Self {
-        let mut worth = Worth { aspects, weights, floor: 0.0 };
+        let mut worth = Worth { aspects, weights, floor: 0.0, cover: 0.0 };
         let best = cands
             .iter()
             .flat_map(|c| (0..aspects.len()).map(move |ai| (c, ai)))
             .map(|(c, ai)| worth.of(c, ai))
             .fold(0.0, f64::max);
         worth.floor = weights.relevance_floor * best;
+        worth.cover = weights.cover_floor * best;
         worth
     }
 
@@ -152,7 +155,7 @@ fn cover_sources(
             .iter()
             .enumerate()
             .filter(|(i, c)| c.source == si && !book.taken.contains(i) && c.on.iter().any(|on| *on))
-            .filter(|(_, c)| (0..aspects.len()).any(|ai| !aspects[ai].related && worth.of(c, ai) >= worth.floor))
+            .filter(|(_, c)| (0..aspects.len()).any(|ai| !aspects[ai].related && worth.of(c, ai) >= worth.cover))
             .filter(|(_, c)| book.taken.iter().all(|&j| similarity(&c.stems, &cands[j].stems) < NEAR_IDENTICAL))
             .max_by(|a, b| a.1.score.total_cmp(&b.1.score));
         if let Some((i, c)) = best {
@@ -179,9 +182,12 @@ fn with_neighbours(sources: &[Src<'_>], cands: &mut [Candidate], picked: &[usize
     for &i in picked {
         let (si, sentence) = (cands[i].source, cands[i].sentence);
         if let Some((text, from, to)) = with_context(&sources[si], sentence) {
-            let overlaps = (from..=to)
-                .filter(|&k| k != sentence)
-                .any(|k| book.quoted.contains(&(si, k)) || book.said.contains(&said_of(sources, si, k)));
+            let overlaps = (from..=to).filter(|&k| k != sentence).any(|k| {
+                // Said already, alone or inside a longer sentence
+                // (a page can repeat a clause after a colon).
+                let words = said_of(sources, si, k);
+                book.quoted.contains(&(si, k)) || book.said.iter().any(|s| repeats(s, &words))
+            });
             if !overlaps {
                 cands[i].text = text;
                 book.quoted.extend((from..=to).map(|k| (si, k)));

@@ -176,3 +176,36 @@ async fn a_quote_that_stands_on_several_kept_pages_cites_each_of_them() {
         assert_eq!(c.citations.len(), 1, "{:?}", c.citations);
     }
 }
+
+#[tokio::test]
+async fn a_sentence_a_page_says_twice_is_quoted_once_even_as_the_context_of_another() {
+    // Both answering sentences lean on the one before them ("This
+    // alignment issue"), and the page says that one in both sections.
+    let page = "# Buffers\n\n## Casting bytes\n\n\
+                The buffer was allocated with alignment two but it is freed with alignment one. \
+                This alignment issue is avoided when you cast the buffer slice with from_raw_parts.\n\n\
+                ## Casting words\n\n\
+                The buffer was allocated with alignment two but it is freed with alignment one. \
+                This alignment issue is avoided when you cast the buffer slice with slice_from_raw_parts.\n";
+    let opening = first(
+        "How do I avoid alignment issues when I cast a buffer slice?",
+        vec![doc(1, "Buffers", page)],
+        Default::default(),
+    )
+    .await;
+    assert!(opening.contains("slice_from_raw_parts") || opening.contains("with from_raw_parts"), "{opening}");
+    assert_eq!(opening.matches("The buffer was allocated with alignment two").count(), 1, "{opening}");
+}
+
+#[tokio::test]
+async fn a_sentence_another_quoted_sentence_holds_whole_is_not_quoted_again() {
+    // The page says the clause alone and again after a colon.
+    let page = "# Resolver\n\n\
+                Packages whose requirements on a crate are incompatible are never unified: \
+                Instead, two versions of the crate will be resolved and built.\n\n\
+                Compatible requirements share one version of a crate in the whole build.\n\n\
+                Instead, two versions of the crate will be resolved and built.\n";
+    let draft = drafted("When are two versions of a crate resolved and built?", vec![doc(1, "Resolver", page)]).await;
+    let body = draft.markdown.split("\n## Caveats").next().unwrap_or_default();
+    assert_eq!(body.matches("two versions of the crate will be resolved and built").count(), 1, "{}", draft.markdown);
+}
