@@ -131,7 +131,7 @@ impl Default for BuiltinConfig {
             answer_sentences: 7,
             sentences_per_aspect: 4,
             draft_sources: 20,
-            cover_sources: 6,
+            cover_sources: 10,
             opening_sources: 3,
             ask_sources: 8,
             ask_max_similarity: 0.05,
