@@ -138,9 +138,10 @@ pub fn similarity(a: &[String], b: &[String]) -> f64 {
 /// Stem overlap (Jaccard) from which two sentences say the same thing.
 pub const NEAR_IDENTICAL: f64 = 0.85;
 
-/// The shortest text that can be said to repeat another inside it: a
-/// shorter one is a common phrase ("See below."), not a sentence said twice.
-const MIN_REPEATED_CHARS: usize = 24;
+/// The shortest text that can be said to repeat another inside it, or to
+/// stand on another page (`copies`): a shorter one is a common phrase
+/// ("See below."), not a sentence said twice.
+pub const MIN_REPEATED_CHARS: usize = 24;
 
 /// Whether two texts say the same sentence: equal, or one holds the other
 /// whole. Compare texts normalised the same way.

@@ -8,16 +8,13 @@
 //! checked like the first (the quote is in that source too).
 
 use super::Src;
+use super::candidates::MIN_REPEATED_CHARS;
 use crate::engine::model::Citation;
 use crate::text::normalize_for_match;
 
 /// The most sources one quote cites: its own and two copies. More would
 /// bury the sentence under markers without sending the reader anywhere new.
 pub const MAX_CITED: usize = 3;
-
-/// A quote shorter than this (normalised characters) is too common a
-/// phrase ("See below.") to say it comes from another page.
-const MIN_QUOTE_CHARS: usize = 24;
 
 /// The kept sources' texts, normalised once per draft.
 pub struct Copies<'a> {
@@ -36,7 +33,8 @@ impl<'a> Copies<'a> {
     pub fn holders(&self, source: usize, quote: &str) -> Vec<usize> {
         let mut out = vec![source];
         let key = normalize_for_match(quote);
-        if key.chars().count() < MIN_QUOTE_CHARS {
+        // Too short a quote is a common phrase: it says nothing of where it comes from.
+        if key.chars().count() < MIN_REPEATED_CHARS {
             return out;
         }
         let own = self.sources[source].doc.meta.canonical.as_str();

@@ -377,10 +377,12 @@ pub fn direct_answer(
             }
             let key = |k: usize| crate::text::normalize_for_match(an.sentence_text(&src.doc.text, k));
             let in_spans = |k: usize| spans.iter().any(|&(a, b)| (a..=b).contains(&k));
-            if (first..=last).any(|k| !in_spans(k) && quoted.iter().any(|q| repeats(q, &key(k)))) {
+            // Each new sentence's words, normalised once.
+            let new: Vec<String> = (first..=last).filter(|&k| !in_spans(k)).map(key).collect();
+            if new.iter().any(|n| quoted.iter().any(|q| repeats(q, n))) {
                 continue;
             }
-            quoted.extend((first..=last).filter(|&k| !in_spans(k)).map(key));
+            quoted.extend(new);
             match spans.last_mut() {
                 Some(prev) if first <= prev.1 + 1 => prev.1 = prev.1.max(last),
                 _ => spans.push((first, last)),
