@@ -174,9 +174,9 @@ fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
     out
 }
 
-/// The question split at white space, except inside a code span or a
-/// generic type: `Result<u32, MyError>` is one word, not `Result<u32,` and
-/// `MyError>`.
+/// The question split at white space, except inside a code span, a
+/// generic type or an array type: `Result<u32, MyError>` is one word, not
+/// `Result<u32,` and `MyError>`; so is `[T; N]`.
 fn question_words(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut open = false;
@@ -190,7 +190,11 @@ fn question_words(text: &str) -> Vec<String> {
         }
         let last = out.last().map(String::as_str).unwrap_or_default();
         let depth = |o: char, c: char| last.matches(o).count() > last.matches(c).count();
-        open = last.matches('`').count() % 2 == 1 || (depth('<', '>') && !last.contains("<="));
+        // Code written without backticks keeps its spaces inside brackets
+        // (`HashMap<K, V>`, `[T; N]`).
+        open = last.matches('`').count() % 2 == 1
+            || (depth('<', '>') && !last.contains("<="))
+            || (depth('[', ']') && last.contains(';'));
     }
     out
 }
@@ -434,6 +438,7 @@ mod tests {
             vec!["Rc vs Arc", "Rc", "Arc"]
         );
         assert_eq!(labels("How does the ? operator convert errors?"), vec!["? operator convert", "errors"]);
+        assert_eq!(labels("Is an array like [T; N] generic over N?"), vec!["array", "[T; N] generic", "N"]);
     }
 
     /// "clap's" is the name clap in prose, not an identifier of two parts.
@@ -467,7 +472,7 @@ mod tests {
             ("How often are passwords rotated?", &["passwords rotated"]),
             (
                 "What's the idiomatic way to count word occurrences in a HashMap without doing a separate lookup?",
-                &["idiomatic", "count word occurrences", "HashMap", "separate lookup"],
+                &["count word occurrences", "HashMap", "separate lookup"],
             ),
             (
                 "My main.rs is getting huge; how do I move a module into its own file?",

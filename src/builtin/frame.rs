@@ -191,6 +191,48 @@ const CLOSED_CLASSES: &[&str] = &[
     "here",
 ];
 
+/// Words of judgement: the question asks for a verdict on a way or a
+/// choice ("is a Vec okay", "the idiomatic way", "something better"), the
+/// kind of answer wanted, as "how long" asks for a duration. A page that
+/// uses them ("it's idiomatic to specify the full path") judges something
+/// else. Properties that can be measured or checked (`fast`, `efficient`,
+/// `safe`) are topics, not verdicts, as are the adjectives that usually
+/// describe a thing rather than judge a way (`bad arguments`, `wrong type`,
+/// `good error messages`). With them, the abbreviations that
+/// introduce an example or an aside (`e.g.`, `i.e.`, `etc.`).
+const JUDGEMENTS: &[&str] = &[
+    "better",
+    "best",
+    "fine",
+    "okay",
+    "ok",
+    "proper",
+    "properly",
+    "correct",
+    "correctly",
+    "idiomatic",
+    "idiomatically",
+    "recommended",
+    "preferred",
+    "preferable",
+    "advisable",
+    "appropriate",
+    "acceptable",
+    "reasonable",
+    "sensible",
+    "ideal",
+    "nice",
+    "nicer",
+    "easy",
+    "easier",
+    "easiest",
+    "simplest",
+    "possible",
+    "e.g",
+    "i.e",
+    "etc",
+];
+
 /// Verbs of measure: their complement is a quantity ("lasts eight weeks",
 /// "costs forty euros", "takes two days"). In a question about a degree
 /// ("how long does it last") they restate what is asked, not its topic.
@@ -248,7 +290,10 @@ pub fn frame(words: &[FrameWord], stemmer: &mut Stemmer) -> Vec<bool> {
                 continue;
             }
         }
-        if function_word(&w.lower, &lemma) || (degree && measures.contains(&lemma)) {
+        if function_word(&w.lower, &lemma)
+            || JUDGEMENTS.contains(&w.lower.as_str())
+            || (degree && measures.contains(&lemma))
+        {
             out[i] = true;
             continue;
         }
@@ -354,6 +399,19 @@ mod tests {
         let f = framed("Which collection gives me the smallest item without doing a lookup?");
         assert!(f.contains(&"gives".into()) && f.contains(&"doing".into()), "{f:?}");
         assert!(!f.contains(&"collection".into()) && !f.contains(&"smallest".into()), "{f:?}");
+    }
+
+    #[test]
+    fn a_word_of_judgement_asks_for_a_verdict_and_is_no_topic() {
+        let f = framed("Is a Vec okay for a queue, or is there something better?");
+        assert!(f.contains(&"okay".into()) && f.contains(&"better?".into()), "{f:?}");
+        assert!(!f.contains(&"Vec".into()) && !f.contains(&"queue,".into()), "{f:?}");
+        let f = framed("What's the idiomatic way to count words in a file (e.g. a log)?");
+        assert!(f.contains(&"idiomatic".into()) && f.contains(&"(e.g.".into()), "{f:?}");
+        assert!(!f.contains(&"count".into()) && !f.contains(&"log)?".into()), "{f:?}");
+        // A property that can be checked is what is asked about.
+        let f = framed("What's the efficient way to read a file, and is it safe?");
+        assert!(!f.contains(&"efficient".into()) && !f.contains(&"safe?".into()), "{f:?}");
     }
 
     #[test]
