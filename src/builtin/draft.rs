@@ -283,8 +283,9 @@ fn render(
     Draft { markdown: md, claims }
 }
 
-/// The direct answer's block: each span labelled with its section, each
-/// code example fenced under the quote it shows; one block of text.
+/// The direct answer's block: each span labelled with its section (a
+/// labelled span on a line of its own), each code example fenced under the
+/// quote it shows; one block of text.
 fn render_direct(
     sources: &[Src<'_>],
     copies: &Copies<'_>,
@@ -302,9 +303,6 @@ fn render_direct(
                 let sentence = |k: usize| {
                     src.doc.text[sents[k].start..sents[k].end].split_whitespace().collect::<Vec<_>>().join(" ")
                 };
-                if !out.is_empty() && !out.ends_with('\n') {
-                    out.push(' ');
-                }
                 // Each sentence carries its citations: a reader (and the
                 // checker of every cited sentence) sees where each comes
                 // from. A run of sentences the same pages hold is one claim.
@@ -314,7 +312,14 @@ fn render_direct(
                     let holders = copies.holders(source, &text);
                     let markers = copies.markers(&holders);
                     if k == first {
-                        out.push_str(&labelled(src, first, &text, &markers, &mut labels));
+                        let quote = labelled(src, first, &text, &markers, &mut labels);
+                        // A quote under a label of its own starts a line: the
+                        // answer reads as one labelled quote a line, still one
+                        // block of text (a single line break ends no paragraph).
+                        if !out.is_empty() && !out.ends_with('\n') {
+                            out.push(if quote.starts_with('*') { '\n' } else { ' ' });
+                        }
+                        out.push_str(&quote);
                     } else {
                         out.push_str(&format!(" {text} {markers}"));
                     }
