@@ -209,3 +209,21 @@ async fn a_sentence_another_quoted_sentence_holds_whole_is_not_quoted_again() {
     let body = draft.markdown.split("\n## Caveats").next().unwrap_or_default();
     assert_eq!(body.matches("two versions of the crate will be resolved and built").count(), 1, "{}", draft.markdown);
 }
+
+#[tokio::test]
+async fn each_labelled_quote_of_the_direct_answer_opens_a_line_of_the_same_paragraph() {
+    let tasks = "# Scheduler\n\n## Picking the next task by priority\n\nThe scheduler picks the next task by its \
+                 priority whenever a worker is free.\n";
+    let workers = "# Workers\n\n## Freeing a worker for the next task\n\nA worker is free once it reports its \
+                   task done, and the scheduler then picks the next task by priority.\n";
+    let opening = first(
+        "How does the scheduler pick the next task by priority when a worker is free?",
+        vec![doc(1, "Scheduler", tasks), doc(2, "Workers", workers)],
+        Default::default(),
+    )
+    .await;
+    let lines: Vec<&str> = opening.lines().collect();
+    assert_eq!(lines.len(), 2, "{opening}");
+    assert!(lines.iter().all(|l| l.starts_with('*')), "{opening}");
+    assert!(lines.iter().any(|l| l.starts_with("*Picking the next task by priority:*")), "{opening}");
+}
