@@ -19,7 +19,9 @@
 //!   (`allow`, `try`, `keep`, `get`, `become` …) where they take another verb
 //!   (`allowed to water`, `keep getting`) or stand in a progressive copula
 //!   (`is getting huge`, whose lone complement `huge` goes with it), and any
-//!   plain verb whose object is the asker (`gives me`, `lets us`).
+//!   plain verb whose object is the asker (`gives me`, `lets us`);
+//! - **words of judgement** (`okay`, `better`, `idiomatic`, `possible` …):
+//!   the question asks for a verdict, the kind of answer wanted.
 
 use super::analysis::{Stemmer, is_identifier, is_stopword};
 
