@@ -21,7 +21,8 @@
 //!   (`is getting huge`, whose lone complement `huge` goes with it), and any
 //!   plain verb whose object is the asker (`gives me`, `lets us`);
 //! - **words of judgement** (`okay`, `better`, `idiomatic`, `possible` …):
-//!   the question asks for a verdict, the kind of answer wanted.
+//!   the question asks for a verdict, the kind of answer wanted; and the
+//!   abbreviations that open an aside (`e.g.`, `i.e.`, `etc.`).
 
 use super::analysis::{Stemmer, is_identifier, is_stopword};
 
@@ -200,8 +201,7 @@ const CLOSED_CLASSES: &[&str] = &[
 /// else. Properties that can be measured or checked (`fast`, `efficient`,
 /// `safe`) are topics, not verdicts, as are the adjectives that usually
 /// describe a thing rather than judge a way (`bad arguments`, `wrong type`,
-/// `good error messages`). With them, the abbreviations that
-/// introduce an example or an aside (`e.g.`, `i.e.`, `etc.`).
+/// `good error messages`).
 const JUDGEMENTS: &[&str] = &[
     "better",
     "best",
@@ -230,10 +230,11 @@ const JUDGEMENTS: &[&str] = &[
     "easiest",
     "simplest",
     "possible",
-    "e.g",
-    "i.e",
-    "etc",
 ];
+
+/// The abbreviations that open an example or an aside (`e.g.`, `i.e.`,
+/// `etc.`), as the question writes them without their last full stop.
+const ASIDES: &[&str] = &["e.g", "i.e", "etc"];
 
 /// Verbs of measure: their complement is a quantity ("lasts eight weeks",
 /// "costs forty euros", "takes two days"). In a question about a degree
@@ -294,6 +295,7 @@ pub fn frame(words: &[FrameWord], stemmer: &mut Stemmer) -> Vec<bool> {
         }
         if function_word(&w.lower, &lemma)
             || JUDGEMENTS.contains(&w.lower.as_str())
+            || ASIDES.contains(&w.lower.as_str())
             || (degree && measures.contains(&lemma))
         {
             out[i] = true;
