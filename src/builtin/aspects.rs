@@ -3,8 +3,9 @@
 //! the rarity of its terms in the corpus. The rarest terms of an aspect are
 //! its key: a sentence supports the aspect when it contains them.
 
+use super::action::{PARTICLES, actions, ends_on_its_verb, head_actions};
 use super::analysis::{Stemmer, is_identifier, is_stopword};
-use super::frame::{FrameWord, frame, is_name};
+use super::frame::{FrameWord, frame, is_function_word, is_name};
 use super::rarity::Weights;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -34,6 +35,13 @@ pub struct Aspect {
     /// The stems the question writes as code: in a code span, or as an
     /// identifier of several parts (`Vec<MyThing>`, `mylib::Circle`).
     pub code: Vec<String>,
+    /// A verb of what the asker wants done to the topic that follows it
+    /// (`action`): searched and checked like any aspect, but no section of
+    /// its own; its sentences join that topic's.
+    pub action: bool,
+    /// The section heading of a topic an action acts on: the question's
+    /// words from the action through it ("turn an integer").
+    pub heading: Option<String>,
 }
 
 impl Aspect {
@@ -63,6 +71,8 @@ struct Word {
     plain: String,
     /// In a code span, or an identifier of several parts.
     code: bool,
+    /// An action on the topic after it (`action::actions`).
+    action: bool,
 }
 
 /// Splits `text` into words and separators. Symbols standing alone (`?`,
@@ -82,9 +92,10 @@ fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
         capitalised: false,
         plain: String::new(),
         code: false,
+        action: false,
     };
     let all = question_words(text);
-    let framed = frame_of(&all, stemmer);
+    let (framed, acting) = frame_of(&all, stemmer);
     // A capitalised function word opening a sentence ("… explicitly. Why
     // …") is a function word, not a name.
     let mut sentence_start = true;
@@ -113,6 +124,7 @@ fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
                     capitalised: false,
                     plain: String::new(),
                     code: false,
+                    action: false,
                 });
             }
             continue;
@@ -131,6 +143,7 @@ fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
                 capitalised: false,
                 plain: String::new(),
                 code: true,
+                action: false,
             });
             if ends_clause {
                 out.push(brk(position, in_parens));
@@ -163,6 +176,7 @@ fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
             capitalised,
             plain: plain.to_string(),
             code,
+            action: acting[position] && !stop && !code,
         });
         if ends_clause {
             out.push(brk(position, in_parens));
@@ -177,7 +191,7 @@ fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
 /// The question split at white space, except inside a code span, a
 /// generic type or an array type: `Result<u32, MyError>` is one word, not
 /// `Result<u32,` and `MyError>`; so is `[T; N]`.
-fn question_words(text: &str) -> Vec<String> {
+pub(super) fn question_words(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut open = false;
     for piece in text.split_whitespace() {
@@ -201,7 +215,7 @@ fn question_words(text: &str) -> Vec<String> {
 
 /// A word without the punctuation around it; a closing parenthesis stays
 /// when the word opened it (`v.iter()`).
-fn trim_word(raw: &str) -> &str {
+pub(super) fn trim_word(raw: &str) -> &str {
     let mut w = raw.trim_start_matches(['"', '\'']);
     if w.starts_with('(') && w.matches('(').count() > w.matches(')').count() {
         w = w.trim_start_matches('(');
@@ -218,8 +232,9 @@ fn trim_word(raw: &str) -> &str {
     }
 }
 
-/// Which of the question's words are its frame (`frame::frame`).
-fn frame_of(all: &[String], stemmer: &mut Stemmer) -> Vec<bool> {
+/// Which of the question's words are its frame (`frame::frame`) and which
+/// its actions (`action::actions`).
+fn frame_of(all: &[String], stemmer: &mut Stemmer) -> (Vec<bool>, Vec<bool>) {
     let mut sentence_start = true;
     let words: Vec<FrameWord> = all
         .iter()
@@ -236,7 +251,9 @@ fn frame_of(all: &[String], stemmer: &mut Stemmer) -> Vec<bool> {
             }
         })
         .collect();
-    frame(&words, stemmer)
+    let framed = frame(&words, stemmer);
+    let acting = actions(&words, &framed, stemmer);
+    (framed, acting)
 }
 
 /// The question's aspects in the question's own order: at most `max`, the
@@ -248,6 +265,7 @@ pub fn aspects(question: &str, stemmer: &mut Stemmer, weights: &Weights, max: us
     if content.len() >= 3 && content.iter().filter(|w| w.capitalised).count() * 3 >= content.len() * 2 {
         ws.iter_mut().for_each(|w| w.capitalised = false);
     }
+    let all = question_words(question);
     let mut runs: Vec<Vec<&Word>> = Vec::new();
     let mut run: Vec<&Word> = Vec::new();
     for w in &ws {
@@ -304,6 +322,8 @@ pub fn aspects(question: &str, stemmer: &mut Stemmer, weights: &Weights, max: us
             related: false,
             position: r[0].position,
             parenthetical: r[0].in_parens,
+            action: r.len() == 1 && r[0].action,
+            heading: without_particle(&all, &r).or_else(|| subject_of(&all, &r)),
         };
         // The same terms asked twice ("Rc and Arc … need Arc") are one aspect.
         let mut terms = aspect.key.clone();
@@ -330,7 +350,37 @@ pub fn aspects(question: &str, stemmer: &mut Stemmer, weights: &Weights, max: us
         let keep: Vec<usize> = order.into_iter().take(max.max(1)).collect();
         out = out.into_iter().enumerate().filter(|(i, _)| keep.contains(i)).map(|(_, a)| a).collect();
     }
+    head_actions(question, &mut out);
     out
+}
+
+/// The heading of a run that ends on a particle: the run without it
+/// ("worker threads back" is headed "worker threads"), or a particle alone
+/// with the verb it goes with ("build them together").
+fn without_particle(all: &[String], run: &[&Word]) -> Option<String> {
+    let (last, rest) = run.split_last()?;
+    if last.code || !PARTICLES.contains(&last.surface.to_lowercase().as_str()) {
+        return None;
+    }
+    if !rest.is_empty() {
+        return Some(rest.iter().map(|w| w.surface.as_str()).collect::<Vec<_>>().join(" "));
+    }
+    // Back over the verb's object pronoun to the verb ("build them").
+    let clause = |w: &String| trim_word(w).len() == w.len();
+    let from = (last.position.saturating_sub(3)..last.position)
+        .rev()
+        .take_while(|&k| clause(&all[k]))
+        .find(|&k| !is_function_word(&all[k].to_lowercase()))?;
+    Some(all[from..=last.position].iter().map(|w| trim_word(w)).collect::<Vec<_>>().join(" "))
+}
+
+/// The heading of a run that is a clause's subject and its verb ("users
+/// turn"): the subject.
+fn subject_of(all: &[String], run: &[&Word]) -> Option<String> {
+    let (last, rest) = run.split_last()?;
+    let first = run[0].position;
+    (!rest.is_empty() && !last.code && ends_on_its_verb(all, first, last.position))
+        .then(|| rest.iter().map(|w| w.surface.as_str()).collect::<Vec<_>>().join(" "))
 }
 
 /// Words that ask how two things compare.
@@ -385,6 +435,8 @@ fn comparison(question: &str, aspects: &[Aspect]) -> Option<Aspect> {
         related: false,
         position: first.position,
         parenthetical: false,
+        action: false,
+        heading: None,
     })
 }
 
@@ -404,6 +456,8 @@ pub fn related_aspect(label: &str, stemmer: &mut Stemmer, weights: &Weights) -> 
         related: true,
         position: usize::MAX,
         parenthetical: false,
+        action: false,
+        heading: None,
     })
 }
 
@@ -450,6 +504,18 @@ mod tests {
         let clap = asp.iter().flat_map(|a| &a.forms).find(|f| f.1 == "clap").unwrap_or_else(|| panic!("{asp:?}"));
         assert!(!clap.2, "{asp:?}");
         assert!(!asp.iter().flat_map(|a| &a.stems).any(|s| s == "s"), "{asp:?}");
+    }
+
+    #[test]
+    fn a_heading_ends_before_a_particle_or_takes_its_verb() {
+        let mut st = Stemmer::default();
+        let q = "How do I build them together, and send the worker threads back?";
+        let (all, ws) = (question_words(q), words(q, &mut st));
+        let run =
+            |label: &str| -> Vec<&Word> { ws.iter().filter(|w| label.split(' ').any(|l| w.surface == l)).collect() };
+        assert_eq!(without_particle(&all, &run("together")).as_deref(), Some("build them together"));
+        assert_eq!(without_particle(&all, &run("worker threads back")).as_deref(), Some("worker threads"));
+        assert_eq!(without_particle(&all, &run("worker threads")), None);
     }
 
     #[test]

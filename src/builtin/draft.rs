@@ -4,6 +4,7 @@
 //! then a "See also" line. Every sentence is quoted verbatim and cited.
 
 use super::Src;
+use super::action::acted_on;
 use super::aspects::Aspect;
 use super::candidates::{Candidate, NEAR_IDENTICAL, candidates, pick, repeats, similarity, with_context};
 use super::config::{BuiltinConfig, DraftWeights};
@@ -207,7 +208,9 @@ fn render(
     answer: &direct::DirectAnswer,
     sections: &[Vec<usize>],
 ) -> Draft {
-    let mut sections = sections.to_vec();
+    // Each section's sentences with the aspect each was picked for.
+    let mut sections: Vec<Vec<(usize, usize)>> =
+        sections.iter().enumerate().map(|(ai, s)| s.iter().map(|&i| (i, ai)).collect()).collect();
     let copies = Copies::new(sources);
     let cite = |c: &Candidate, holders: &[usize], aspect: Option<&Aspect>| Claim {
         text: c.text.clone(),
@@ -226,7 +229,7 @@ fn render(
     // A related concept is pointed to where a source explains it; its
     // sentence joins the asked aspect it speaks of, never a section of its own.
     for ai in (0..aspects.len()).filter(|&k| aspects[k].related) {
-        let Some(&i) = sections[ai].first() else { continue };
+        let Some(&(i, _)) = sections[ai].first() else { continue };
         let name = heading_label(&aspects[ai].label);
         let title = crate::text::sanitize_inline(&sources[cands[i].source].doc.meta.title);
         see_also.push(format!("{name} (“{}”)", title.trim()));
@@ -234,7 +237,7 @@ fn render(
             .filter(|&k| !aspects[k].related && cands[i].literal[k] > 0.0)
             .max_by(|&a, &b| cands[i].literal[a].total_cmp(&cands[i].literal[b]));
         if let Some(k) = host {
-            sections[k].push(i);
+            sections[k].push((i, k));
         }
     }
     let in_answer = |ai: usize| {
@@ -245,14 +248,21 @@ fn render(
             direct::Piece::Code { .. } => false,
         })
     };
+    // An action's sentences join the topic it acts on, after the topic's own.
+    for ai in 0..aspects.len() {
+        if let Some(host) = acted_on(aspects, ai) {
+            let joined = std::mem::take(&mut sections[ai]);
+            sections[host].extend(joined);
+        }
+    }
     for (ai, a) in aspects.iter().enumerate() {
-        if a.related {
+        if a.related || a.action {
             continue;
         }
         if sections[ai].is_empty() {
             // An aspect the answer covers needs no empty section of its own.
             if !in_answer(ai) {
-                md.push_str(&format!("\n## {}\n\n", heading_label(&a.label)));
+                md.push_str(&format!("\n## {}\n\n", heading_label(a.heading.as_ref().unwrap_or(&a.label))));
                 md.push_str("_None of the sources found addresses this._\n");
             }
             continue;
@@ -263,18 +273,19 @@ fn render(
             let t = normalize_for_match(&cands[i].text);
             claims.iter().any(|c| normalize_for_match(&c.text).contains(&t))
         };
-        let fresh: Vec<usize> = sections[ai].iter().copied().filter(|&i| !said_before(&claims, i)).collect();
+        let fresh: Vec<(usize, usize)> =
+            sections[ai].iter().copied().filter(|&(i, _)| !said_before(&claims, i)).collect();
         if fresh.is_empty() {
             continue;
         }
-        md.push_str(&format!("\n## {}\n\n", heading_label(&a.label)));
-        for i in fresh {
+        md.push_str(&format!("\n## {}\n\n", heading_label(a.heading.as_ref().unwrap_or(&a.label))));
+        for (i, owner) in fresh {
             if said_before(&claims, i) {
                 continue;
             }
             let holders = copies.holders(cands[i].source, &cands[i].text);
             md.push_str(&format!("- {} {}\n", cands[i].text, copies.markers(&holders)));
-            claims.push(cite(&cands[i], &holders, Some(a)));
+            claims.push(cite(&cands[i], &holders, Some(&aspects[owner])));
         }
     }
     if !see_also.is_empty() {

@@ -346,7 +346,7 @@ fn function_word(lower: &str, lemma: &str) -> bool {
 
 /// A verb's `-ing` form (`getting`, `using`), not a word that merely ends
 /// so (`string`, `thing`): the stemmer takes the ending off.
-fn is_ing(lower: &str, stemmer: &mut Stemmer) -> bool {
+pub(super) fn is_ing(lower: &str, stemmer: &mut Stemmer) -> bool {
     lower.len() > 4
         && lower.ends_with("ing")
         && lower.chars().all(|c| c.is_ascii_lowercase())

@@ -8,6 +8,7 @@
 //! aspects and disagreements (`critique`) and ambiguous questions
 //! (`clusters`); REFINE turns the engine's strategy into queries (`plan`).
 
+mod action;
 mod analysis;
 mod answer;
 mod answering;

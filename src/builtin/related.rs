@@ -102,6 +102,8 @@ pub fn discover(
                 forms: Vec::new(),
                 names: Vec::new(),
                 code: Vec::new(),
+                action: false,
+                heading: None,
             }
         })
         .collect()

@@ -227,3 +227,31 @@ async fn each_labelled_quote_of_the_direct_answer_opens_a_line_of_the_same_parag
     assert!(lines.iter().all(|l| l.starts_with('*')), "{opening}");
     assert!(lines.iter().any(|l| l.starts_with("*Picking the next task by priority:*")), "{opening}");
 }
+
+#[tokio::test]
+async fn an_action_makes_no_section_its_sentences_join_the_topic_it_acts_on() {
+    let text = "# Conversions\n\nEvery value can be shown as text.\n\n## Integers\n\nThe `to_string` method \
+                gives an integer's decimal digits as a String. An integer is parsed from a String with `parse`.\n\n\
+                ## Turning things around\n\nTo turn a page, press the arrow key; each turn moves one page.\n";
+    // A one-quote answer, so that the rest is quoted in sections.
+    let cfg = super::BuiltinConfig { answer_sentences: 1, ..Default::default() };
+    let ctx = DraftContext {
+        question: "How do I turn an integer into a String?".into(),
+        constraints: Vec::new(),
+        iteration: 1,
+        sources: vec![doc(1, "Conversions", text)],
+        previous_draft: None,
+        previous_critique: None,
+        memories: Vec::new(),
+    };
+    let draft = with_config(cfg).draft(ctx).await.unwrap().value;
+    let headings: Vec<&str> = draft.markdown.lines().filter(|l| l.starts_with("## ")).collect();
+    assert!(headings.contains(&"## Turn an integer"), "{}", draft.markdown);
+    assert!(!headings.contains(&"## Turn") && !headings.contains(&"## Integer"), "{}", draft.markdown);
+    // What was picked for the action is quoted under the topic's heading,
+    // and its claim still says it was picked for the action.
+    let turned = draft.claims.iter().find(|c| c.aspect.as_deref() == Some("turn"));
+    let turned = turned.unwrap_or_else(|| panic!("{}", draft.markdown));
+    let under = draft.markdown.split("## Turn an integer").nth(1).unwrap_or_default();
+    assert!(under.contains(&turned.text), "{}", draft.markdown);
+}

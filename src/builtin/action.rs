@@ -1,0 +1,326 @@
+//! The question's actions: the verbs that say what the asker wants done to
+//! a topic ("how do I **turn** an integer into a String", "can I **write** a
+//! function", "without **wrapping** everything in Arc"). An action is asked
+//! about, so it stays an aspect (searched, weighed, checked for support);
+//! but it is no topic of its own: a report section titled "## Turn" says
+//! nothing. Its sentences join the section of the topic it acts on, whose
+//! heading then reads as the question put it ("## Turn an integer").
+//!
+//! Found by the verb's place, not by listing verbs: the same word is an
+//! action in "how do I sort a Vec" and a topic in "is sort stable?".
+
+use super::analysis::{Stemmer, is_stopword};
+use super::aspects::{Aspect, question_words, trim_word};
+use super::frame::{FrameWord, is_function_word, is_ing};
+
+/// Who does the action: a verb follows them ("how do I turn", "can we
+/// spawn", "should you take").
+const SUBJECTS: &[&str] = &["i", "you", "we", "they"];
+
+/// Words a verb's object (or its particle) starts with: determiners,
+/// quantifiers, object pronouns and the particles of phrasal verbs ("turn
+/// off", "write out"). After "to", "it", "and" or "or" they tell the verb
+/// ("to move a module", "and parse a String") from the noun ("from i32 to
+/// u64", "Rc and Arc").
+const OBJECT_STARTS: &[&str] = &[
+    "a",
+    "an",
+    "the",
+    "my",
+    "your",
+    "our",
+    "their",
+    "its",
+    "this",
+    "that",
+    "these",
+    "those",
+    "one",
+    "some",
+    "any",
+    "each",
+    "every",
+    "all",
+    "both",
+    "it",
+    "them",
+    "everything",
+    "something",
+    "only",
+    "off",
+    "on",
+    "out",
+    "up",
+    "down",
+    "over",
+    "back",
+    "away",
+];
+
+/// Adverbial particles of phrasal verbs ("send messages back", "build them
+/// together"): where the action goes. Searched with the words before them
+/// (they find the page that says "back" or "together"), but a heading ends
+/// before them: "## Worker threads", not "## Worker threads back".
+pub const PARTICLES: &[&str] = &["back", "together", "apart", "away", "aside", "forth"];
+
+/// Subordinators, and the auxiliaries that open a question: a clause's
+/// subject follows them, then its verb ("whose keys come out", "even
+/// though the test passes", "must a trait follow").
+const CLAUSE_OPENERS: &[&str] = &[
+    "when", "whenever", "whose", "though", "if", "once", "until", "unless", "because", "while", "so", "which", "what",
+    "do", "does", "did", "can", "could", "should", "must", "will", "would", "may", "might",
+];
+
+/// Determiners between a clause opener and its subject ("though the test").
+const DETERMINERS: &[&str] =
+    &["a", "an", "the", "my", "our", "your", "their", "its", "this", "that", "these", "those", "every", "each"];
+
+/// After a clause's subject, these are its verb ("when the pool is full"):
+/// the subject's last word is then no verb.
+const AUXILIARIES: &[&str] = &[
+    "is", "are", "was", "were", "be", "been", "has", "have", "had", "do", "does", "did", "can", "could", "should",
+    "must", "will", "would", "may", "might",
+];
+
+/// Whether the question's words `first..=last` (a run of content words) are
+/// a clause's subject and then its verb: "when users turn on", "does the
+/// compiler refuse to", "even though the test passes?". The heading is
+/// then the subject; the verb stays a search term.
+pub(super) fn ends_on_its_verb(all: &[String], first: usize, last: usize) -> bool {
+    let lower = |i: usize| all.get(i).map(|w| trim_word(w).to_lowercase());
+    let Some(raw) = all.get(last).filter(|_| last > first) else { return false };
+    let verb = trim_word(raw);
+    if verb.is_empty() || !verb.chars().all(|c| c.is_ascii_lowercase()) {
+        return false;
+    }
+    let mut before = first.checked_sub(1);
+    let determined = before.and_then(lower).is_some_and(|w| DETERMINERS.contains(&w.as_str()));
+    if determined {
+        before = before.and_then(|b| b.checked_sub(1));
+    }
+    let opens = match before {
+        Some(b) => {
+            let w = &all[b];
+            let ends = trim_word(w).len() != w.len();
+            (!ends && CLAUSE_OPENERS.contains(&w.to_lowercase().as_str())) || (determined && ends)
+        }
+        // "My debug builds run too slowly": a sentence opening on its subject.
+        None => determined,
+    };
+    // The clause ends with the verb, or a function word that is no verb follows it.
+    let closes = verb.len() != raw.len()
+        || lower(last + 1).is_none_or(|n| is_function_word(&n) && !AUXILIARIES.contains(&n.as_str()));
+    opens && closes
+}
+
+/// Words after which a verb is joined to another ("to", "and", "or"),
+/// follows a subject that is no asker ("does it turn off") or a modal
+/// ("every thread can modify the counter"), or is let ("let me move an
+/// Rc"): a verb when its object follows.
+const JOINERS: &[&str] =
+    &["to", "it", "and", "or", "me", "us", "can", "could", "should", "must", "will", "would", "may", "might"];
+
+/// Prepositions that open an adverbial clause with a verb's `-ing` form
+/// ("without wrapping everything", "after switching to", "stop me from
+/// holding a reference"): how or when the asker acts, not what about. "The
+/// cost of cloning" asks about cloning.
+const CLAUSE_PREPOSITIONS: &[&str] = &["without", "after", "before", "while", "when", "by", "from"];
+
+/// Which of `words` are actions (same length as `words`); `framed` marks the
+/// question's frame (`frame::frame`), which is never an action.
+pub fn actions(words: &[FrameWord], framed: &[bool], stemmer: &mut Stemmer) -> Vec<bool> {
+    let n = words.len();
+    let mut out = vec![false; n];
+    for i in 1..n {
+        let w = &words[i];
+        let plain = !w.lower.is_empty() && w.lower.chars().all(|c| c.is_ascii_lowercase());
+        let prev = &words[i - 1];
+        if w.name || framed.get(i).copied().unwrap_or(true) || !plain || prev.ends_clause {
+            continue;
+        }
+        let object_follows =
+            !w.ends_clause && words.get(i + 1).is_some_and(|x| !x.name && OBJECT_STARTS.contains(&x.lower.as_str()));
+        let p = prev.lower.as_str();
+        let ing = is_ing(&w.lower, stemmer);
+        out[i] = SUBJECTS.contains(&p)
+            || (JOINERS.contains(&p) && object_follows)
+            || (CLAUSE_PREPOSITIONS.contains(&p) && ing)
+            // After a verb of the frame: "stop running out of memory".
+            || (framed[i - 1] && !is_function_word(p) && ing && object_follows);
+    }
+    out
+}
+
+/// At most this many words stand between an action and the topic it acts
+/// on ("turn an integer", "link to another type"); further away, the verb
+/// acts on something the question does not name, and keeps its section.
+const ACTION_REACH: usize = 3;
+
+/// Gives each topic an action acts on its heading, the question's words
+/// from the first such action through the topic. An action with no topic
+/// in reach (the question's own word for it weighed too little to be an
+/// aspect: "turn an integer") keeps its section, headed by the verb with
+/// its object as the question writes it.
+pub(super) fn head_actions(question: &str, out: &mut [Aspect]) {
+    let all = question_words(question);
+    // The topics headed by an action already: the first action heads them.
+    let mut headed = vec![false; out.len()];
+    for i in 0..out.len() {
+        if !out[i].action {
+            continue;
+        }
+        let host = acted_on(out, i);
+        let from = out[i].position;
+        let host = host.filter(|&h| {
+            let to = out[h].position;
+            to > from && to - from <= ACTION_REACH + 1 && all[from..to].iter().all(|w| trim_word(w).len() == w.len())
+        });
+        let Some(h) = host else {
+            out[i].action = false;
+            out[i].heading = verb_phrase(&all, from);
+            continue;
+        };
+        if !headed[h] {
+            headed[h] = true;
+            let lead: Vec<&str> = all[from..out[h].position].iter().map(String::as_str).collect();
+            let topic = out[h].heading.as_ref().unwrap_or(&out[h].label);
+            out[h].heading = Some(format!("{} {topic}", lead.join(" ")));
+        }
+    }
+}
+
+/// The verb at `from` with its object as the question writes it ("turn an
+/// integer", "print a float"): the determiners and particles after the
+/// verb, then its content words up to the next function word or the end
+/// of the clause. `None` when no content word follows.
+fn verb_phrase(all: &[String], from: usize) -> Option<String> {
+    let verb = trim_word(&all[from]);
+    if verb.len() != all[from].len() {
+        return None;
+    }
+    let mut words = vec![verb.to_string()];
+    let mut content = false;
+    for raw in all.iter().skip(from + 1).take(ACTION_REACH + 1) {
+        let word = trim_word(raw);
+        let lower = word.to_lowercase();
+        let function = is_function_word(&lower) || is_stopword(&lower);
+        if word.is_empty() || (function && content) {
+            break;
+        }
+        content |= !function;
+        words.push(word.to_string());
+        if word.len() != raw.len() {
+            break;
+        }
+    }
+    content.then(|| words.join(" "))
+}
+
+/// The topic the action `ai` acts on: the next asked aspect that is no
+/// action ("read and write a file": both act on "file").
+pub fn acted_on(aspects: &[Aspect], ai: usize) -> Option<usize> {
+    aspects[ai].action.then_some(())?;
+    aspects[ai + 1..].iter().position(|a| !a.action && !a.related).map(|k| ai + 1 + k)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::aspects::aspects;
+    use super::super::frame::{frame, is_name};
+    use super::super::rarity::Weights;
+    use super::*;
+
+    /// The words of `q` that are actions, as written.
+    fn acting(q: &str) -> Vec<String> {
+        let mut st = Stemmer::default();
+        let raw: Vec<&str> = q.split_whitespace().collect();
+        let words: Vec<FrameWord> = raw
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let bare = r.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
+                FrameWord {
+                    lower: bare.to_lowercase(),
+                    name: is_name(bare, i, false),
+                    ends_clause: r.ends_with([',', ';', ':', '.', '?', '!']),
+                }
+            })
+            .collect();
+        let framed = frame(&words, &mut st);
+        let marks = actions(&words, &framed, &mut st);
+        raw.iter().zip(marks).filter(|(_, m)| *m).map(|(r, _)| r.to_string()).collect()
+    }
+
+    #[test]
+    fn a_verb_after_its_subject_or_before_its_object_is_an_action() {
+        assert_eq!(acting("How do I turn an integer into a String and parse a String back?"), ["turn", "parse"]);
+        assert_eq!(acting("Does it turn off the borrow checker?"), ["turn"]);
+        assert_eq!(acting("Can I spawn threads without wrapping everything in Arc?"), ["spawn", "wrapping"]);
+        assert_eq!(acting("What is the best way to move a module into its own file?"), ["move"]);
+        assert_eq!(acting("Why won't the compiler let me move an Rc into a thread?"), ["move"]);
+        assert_eq!(
+            acting("After switching to the new edition, every thread can modify the counter?"),
+            ["switching", "modify"]
+        );
+        assert_eq!(acting("Why do my builds stop running out of memory?"), ["running"]);
+    }
+
+    #[test]
+    fn a_run_that_ends_on_its_subjects_verb_is_headed_by_the_subject() {
+        let ends = |q: &str, first: usize, last: usize| {
+            let all: Vec<String> = q.split_whitespace().map(String::from).collect();
+            ends_on_its_verb(&all, first, last)
+        };
+        assert!(ends("Why does the compiler refuse to build it?", 3, 4));
+        assert!(ends("How do I see the output even though the test passes?", 9, 10));
+        assert!(ends("A map whose keys come out sorted", 3, 4));
+        // A subject followed by its verb: the run is the subject alone.
+        assert!(!ends("What happens when the thread pool is full?", 4, 5));
+        assert!(!ends("Why does the borrow checker stop me?", 3, 4));
+        assert!(ends("Where do the worker threads go?", 3, 5));
+        assert!(ends("My debug builds run too slowly; what can I do?", 1, 3));
+        // No clause opens before it: a noun phrase.
+        assert!(!ends("How do I sort the worker threads by id?", 5, 6));
+    }
+
+    #[test]
+    fn the_same_word_as_a_noun_is_no_action() {
+        // A noun after "to", "and" or a preposition, with no object after it.
+        assert_eq!(acting("How do I convert from i32 to bytes and back?"), ["convert"]);
+        assert!(acting("Is sort stable, and what does the cost of cloning a Vec depend on?").is_empty());
+        assert!(acting("Which is faster, a channel or a mutex and condvar?").is_empty());
+        // A name is never an action.
+        assert!(acting("Can I Write to a buffer?").is_empty());
+    }
+
+    #[test]
+    fn an_action_heads_the_topic_it_acts_on() {
+        let mut st = Stemmer::default();
+        let w = Weights::new(None, 0.0, &[]);
+        let mut asked = |q: &str| -> Vec<(String, bool, Option<String>)> {
+            aspects(q, &mut st, &w, 6).into_iter().map(|a| (a.label, a.action, a.heading)).collect()
+        };
+        let turn = asked("How do I turn an integer into a String?");
+        assert_eq!(turn[0], ("turn".into(), true, None), "{turn:?}");
+        assert_eq!(turn[1], ("integer".into(), false, Some("turn an integer".into())), "{turn:?}");
+        // Two actions on one topic: the heading starts at the first.
+        let file = asked("Can I read and write a file?");
+        assert_eq!(file.last(), Some(&("file".into(), false, Some("read and write a file".into()))), "{file:?}");
+        // The object weighs too little to be an aspect: the verb keeps its
+        // section, headed by the verb and its object.
+        let q = "How do I print a float with exactly two digits after the decimal point?";
+        let three = aspects(q, &mut Stemmer::default(), &w, 3);
+        assert_eq!(
+            three.iter().map(|a| a.label.as_str()).collect::<Vec<_>>(),
+            ["print", "two digits", "decimal point"]
+        );
+        assert!(!three[0].action && three[0].heading.as_deref() == Some("print a float"), "{three:?}");
+        // A heading ends before a particle; the aspect is searched with it.
+        let back = asked("How do I send messages from worker threads back to the main thread?");
+        let threads = back.iter().find(|a| a.0 == "worker threads back").unwrap_or_else(|| panic!("{back:?}"));
+        assert_eq!(threads.2.as_deref(), Some("worker threads"), "{back:?}");
+        // A verb that ends the question keeps its section as it is.
+        let save = asked("Should the crate compile again every time I save?");
+        assert!(save.iter().all(|a| !a.1), "{save:?}");
+    }
+}
