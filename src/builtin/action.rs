@@ -126,6 +126,21 @@ const JOINERS: &[&str] =
 /// cost of cloning" asks about cloning.
 const CLAUSE_PREPOSITIONS: &[&str] = &["without", "after", "before", "while", "when", "by", "from"];
 
+/// The clause prepositions of a circumstance ("while keeping my code
+/// unoptimized", "after switching to the 2021 edition"): the verb says
+/// under what condition the asker acts, not what they want done ("stop me
+/// from holding" is what is asked).
+const CIRCUMSTANCES: &[&str] = &["without", "after", "before", "while", "when", "by"];
+
+/// Whether the action at `position` of the question's words is a
+/// circumstance: among the aspects it is the first to give way when there
+/// are too many, so that it does not crowd out the verb of the question
+/// ("can I optimize the dependencies while keeping …").
+pub(super) fn circumstance(all: &[String], position: usize) -> bool {
+    let prev = position.checked_sub(1).and_then(|p| all.get(p));
+    prev.is_some_and(|p| trim_word(p).len() == p.len() && CIRCUMSTANCES.contains(&p.to_lowercase().as_str()))
+}
+
 /// Which of `words` are actions (same length as `words`); `framed` marks the
 /// question's frame (`frame::frame`), which is never an action.
 pub fn actions(words: &[FrameWord], framed: &[bool], stemmer: &mut Stemmer) -> Vec<bool> {
@@ -281,6 +296,19 @@ mod tests {
         assert!(ends("My debug builds run too slowly; what can I do?", 1, 3));
         // No clause opens before it: a noun phrase.
         assert!(!ends("How do I sort the worker threads by id?", 5, 6));
+    }
+
+    #[test]
+    fn a_circumstance_gives_way_first_when_there_are_too_many_aspects() {
+        let w = Weights::new(None, 0.0, &[]);
+        let q = "While keeping the code unoptimized, can I optimize the dependencies?";
+        let labels = |max| -> Vec<String> {
+            aspects(q, &mut Stemmer::default(), &w, max).into_iter().map(|a| a.label).collect()
+        };
+        assert_eq!(labels(4), ["keeping", "code unoptimized", "optimize", "dependencies"]);
+        // Equal weights, where the first would be kept: the circumstance
+        // goes, not the verb of the question or its object.
+        assert_eq!(labels(3), ["code unoptimized", "optimize", "dependencies"]);
     }
 
     #[test]

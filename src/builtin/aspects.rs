@@ -3,7 +3,7 @@
 //! the rarity of its terms in the corpus. The rarest terms of an aspect are
 //! its key: a sentence supports the aspect when it contains them.
 
-use super::action::{PARTICLES, actions, ends_on_its_verb, head_actions};
+use super::action::{PARTICLES, actions, circumstance, ends_on_its_verb, head_actions};
 use super::analysis::{Stemmer, is_identifier, is_stopword};
 use super::frame::{FrameWord, frame, is_function_word, is_name};
 use super::rarity::Weights;
@@ -346,7 +346,11 @@ pub fn aspects(question: &str, stemmer: &mut Stemmer, weights: &Weights, max: us
     }
     if out.len() > max.max(1) {
         let mut order: Vec<usize> = (0..out.len()).collect();
-        order.sort_by(|a, b| out[*b].weight.total_cmp(&out[*a].weight).then(a.cmp(b)));
+        let aside = |a: &Aspect| a.action && circumstance(&all, a.position);
+        order.sort_by(|a, b| {
+            let (x, y) = (&out[*a], &out[*b]);
+            aside(x).cmp(&aside(y)).then(y.weight.total_cmp(&x.weight)).then(a.cmp(b))
+        });
         let keep: Vec<usize> = order.into_iter().take(max.max(1)).collect();
         out = out.into_iter().enumerate().filter(|(i, _)| keep.contains(i)).map(|(_, a)| a).collect();
     }
