@@ -14,8 +14,15 @@ use super::aspects::{Aspect, question_words, trim_word};
 use super::frame::{FrameWord, is_function_word, is_ing};
 
 /// Who does the action: a verb follows them ("how do I turn", "can we
-/// spawn", "should you take").
+/// spawn", "should you take"), or follows them after a modal or an adverb
+/// ("where I can ask for", "should I still use").
 const SUBJECTS: &[&str] = &["i", "you", "we", "they"];
+
+/// Words between a subject and its verb: modals and adverbs of focus and time.
+const BEFORE_VERB: &[&str] = &[
+    "can", "could", "should", "must", "will", "would", "may", "might", "still", "only", "just", "also", "ever",
+    "never", "always", "really", "actually",
+];
 
 /// Words a verb's object (or its particle) starts with: determiners,
 /// quantifiers, object pronouns and the particles of phrasal verbs ("turn
@@ -157,7 +164,12 @@ pub fn actions(words: &[FrameWord], framed: &[bool], stemmer: &mut Stemmer) -> V
             !w.ends_clause && words.get(i + 1).is_some_and(|x| !x.name && OBJECT_STARTS.contains(&x.lower.as_str()));
         let p = prev.lower.as_str();
         let ing = is_ing(&w.lower, stemmer);
-        out[i] = SUBJECTS.contains(&p)
+        let after_subject = SUBJECTS.contains(&p)
+            || (i >= 2
+                && BEFORE_VERB.contains(&p)
+                && !words[i - 2].ends_clause
+                && SUBJECTS.contains(&words[i - 2].lower.as_str()));
+        out[i] = after_subject
             || (JOINERS.contains(&p) && object_follows)
             || (CLAUSE_PREPOSITIONS.contains(&p) && ing)
             // After a verb of the frame: "stop running out of memory".
@@ -270,6 +282,7 @@ mod tests {
     fn a_verb_after_its_subject_or_before_its_object_is_an_action() {
         assert_eq!(acting("How do I turn an integer into a String and parse a String back?"), ["turn", "parse"]);
         assert_eq!(acting("Does it turn off the borrow checker?"), ["turn"]);
+        assert_eq!(acting("A map where I can ask for all entries; should I still sort it?"), ["ask", "sort"]);
         assert_eq!(acting("Can I spawn threads without wrapping everything in Arc?"), ["spawn", "wrapping"]);
         assert_eq!(acting("What is the best way to move a module into its own file?"), ["move"]);
         assert_eq!(acting("Why won't the compiler let me move an Rc into a thread?"), ["move"]);
