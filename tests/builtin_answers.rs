@@ -163,3 +163,40 @@ fn a_section_that_compares_everything_asked_leads_the_answer() {
     );
     assert_reads_well(&report);
 }
+
+#[test]
+fn a_verb_of_the_question_heads_the_section_of_its_topic_not_its_own() {
+    let home = tempfile::tempdir().unwrap();
+    let corpus = home.path().join("office");
+    let pages: &[(&str, &str)] = &[
+        (
+            "equipment.md",
+            "# Equipment\n\nBroken equipment is exchanged by the help desk within two days. A broken laptop is \
+             exchanged for a loaner the same day. Broken monitors and keyboards are exchanged at the help desk too.\n",
+        ),
+        (
+            "helpdesk.md",
+            "# Help desk\n\nThe help desk is on the second floor and opens at eight. To exchange broken equipment, \
+             bring it to the help desk with its asset tag. The help desk logs every exchange in the asset register.\n",
+        ),
+        (
+            "travel.md",
+            "# Currency exchange\n\nTravellers exchange money at the airport counter before a trip. The exchange \
+             rate is posted daily on the board.\n",
+        ),
+    ];
+    write_corpus(&corpus, pages);
+    // A one-quote answer, so that the rest of what was found is quoted in sections.
+    let out = bin::sleuth_cmd(home.path())
+        .args(["run", "--ask", "first", "--set", &format!("local.corpus={}", corpus.display())])
+        .args(["--set", "builtin.answer_sentences=1", "How do I exchange broken equipment at the help desk?"])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(matches!(out.status.code(), Some(0 | 4)), "{report}");
+    let headings: Vec<&str> = report.lines().filter(|l| l.starts_with("## ")).collect();
+    assert!(!headings.contains(&"## Exchange"), "{report}");
+    assert!(headings.contains(&"## Exchange broken equipment"), "{report}");
+    assert_reads_well(&report);
+}
