@@ -121,11 +121,14 @@ pub(super) fn ends_on_its_verb(all: &[String], first: usize, last: usize) -> boo
 }
 
 /// Words after which a verb is joined to another ("to", "and", "or"),
-/// follows a subject that is no asker ("does it turn off") or a modal
-/// ("every thread can modify the counter"), or is let ("let me move an
-/// Rc"): a verb when its object follows.
-const JOINERS: &[&str] =
-    &["to", "it", "and", "or", "me", "us", "can", "could", "should", "must", "will", "would", "may", "might"];
+/// follows a subject that is no asker ("does it turn off"), a modal
+/// ("every thread can modify the counter") or a relative pronoun ("a macro
+/// that accepts any number"), or is let ("let me move an Rc"): a verb when
+/// its object follows.
+const JOINERS: &[&str] = &[
+    "to", "it", "and", "or", "me", "us", "can", "could", "should", "must", "will", "would", "may", "might", "that",
+    "which", "who",
+];
 
 /// Prepositions that open an adverbial clause with a verb's `-ing` form
 /// ("without wrapping everything", "after switching to", "stop me from
@@ -282,6 +285,7 @@ mod tests {
     fn a_verb_after_its_subject_or_before_its_object_is_an_action() {
         assert_eq!(acting("How do I turn an integer into a String and parse a String back?"), ["turn", "parse"]);
         assert_eq!(acting("Does it turn off the borrow checker?"), ["turn"]);
+        assert_eq!(acting("Is there a macro that accepts any number of arguments?"), ["accepts"]);
         assert_eq!(acting("A map where I can ask for all entries; should I still sort it?"), ["ask", "sort"]);
         assert_eq!(acting("Can I spawn threads without wrapping everything in Arc?"), ["spawn", "wrapping"]);
         assert_eq!(acting("What is the best way to move a module into its own file?"), ["move"]);
