@@ -256,7 +256,7 @@ pub fn acted_on(aspects: &[Aspect], ai: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::super::aspects::aspects;
-    use super::super::frame::{frame, is_name};
+    use super::super::frame::{frame, frame_words};
     use super::super::rarity::Weights;
     use super::*;
 
@@ -264,18 +264,7 @@ mod tests {
     fn acting(q: &str) -> Vec<String> {
         let mut st = Stemmer::default();
         let raw: Vec<&str> = q.split_whitespace().collect();
-        let words: Vec<FrameWord> = raw
-            .iter()
-            .enumerate()
-            .map(|(i, r)| {
-                let bare = r.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
-                FrameWord {
-                    lower: bare.to_lowercase(),
-                    name: is_name(bare, i, false),
-                    ends_clause: r.ends_with([',', ';', ':', '.', '?', '!']),
-                }
-            })
-            .collect();
+        let words = frame_words(q);
         let framed = frame(&words, &mut st);
         let marks = actions(&words, &framed, &mut st);
         raw.iter().zip(marks).filter(|(_, m)| *m).map(|(r, _)| r.to_string()).collect()

@@ -361,6 +361,23 @@ pub fn is_name(bare: &str, position: usize, code: bool) -> bool {
     code || (!asker && is_identifier(bare, position))
 }
 
+/// `q`'s words as the frame sees them (split at white space, no code
+/// spans), for the tests of the frame and of the actions.
+#[cfg(test)]
+pub(super) fn frame_words(q: &str) -> Vec<FrameWord> {
+    q.split_whitespace()
+        .enumerate()
+        .map(|(i, r)| {
+            let bare = r.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’');
+            FrameWord {
+                lower: bare.to_lowercase(),
+                name: is_name(bare, i, false),
+                ends_clause: r.ends_with([',', ';', ':', '.', '?', '!']),
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -368,19 +385,7 @@ mod tests {
     fn framed(q: &str) -> Vec<String> {
         let mut st = Stemmer::default();
         let raw: Vec<&str> = q.split_whitespace().collect();
-        let words: Vec<FrameWord> = raw
-            .iter()
-            .enumerate()
-            .map(|(i, r)| {
-                let bare = r.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’');
-                FrameWord {
-                    lower: bare.to_lowercase(),
-                    name: is_name(bare, i, false),
-                    ends_clause: r.ends_with([',', ';', ':', '.', '?', '!']),
-                }
-            })
-            .collect();
-        let marks = frame(&words, &mut st);
+        let marks = frame(&frame_words(q), &mut st);
         raw.iter().zip(marks).filter(|(_, m)| *m).map(|(r, _)| r.to_string()).collect()
     }
 
