@@ -96,6 +96,9 @@ fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
     };
     let all = question_words(text);
     let (framed, acting) = frame_of(&all, stemmer);
+    // In a question written in Title Case a capital names nothing: every
+    // word is read as if it opened a sentence ("How To Turn An Integer").
+    let title = title_case(&all);
     // A capitalised function word opening a sentence ("… explicitly. Why
     // …") is a function word, not a name.
     let mut sentence_start = true;
@@ -152,7 +155,7 @@ fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
         }
         let stop = alnum.is_empty()
             || framed[position]
-            || (is_stopword(&alnum) && !is_identifier(&alnum, if opens_sentence { 0 } else { position }));
+            || (is_stopword(&alnum) && !is_identifier(&alnum, if opens_sentence || title { 0 } else { position }));
         // The text's own tokenization, so that the key terms of `thread-safe`
         // are `thread` and `safe`, as in every source that says it.
         // A possessive ("clap's") is the name, not an identifier of two parts.
@@ -232,9 +235,25 @@ pub(super) fn trim_word(raw: &str) -> &str {
     }
 }
 
+/// Whether the question is written in Title Case: at least three words
+/// after the first start with a letter, and two thirds of them with a
+/// capital. Code (`std::io`, `Vec<T>`, a code span) is left out.
+fn title_case(all: &[String]) -> bool {
+    let words: Vec<&str> = all
+        .iter()
+        .skip(1)
+        .map(|w| trim_word(w))
+        .filter(|w| !w.contains(['`', '_', ':', '<', '(', '[', '&', '/', '=']))
+        .filter(|w| w.chars().next().is_some_and(char::is_alphabetic))
+        .collect();
+    let capitals = words.iter().filter(|w| w.chars().next().is_some_and(char::is_uppercase)).count();
+    words.len() >= 3 && capitals * 3 >= words.len() * 2
+}
+
 /// Which of the question's words are its frame (`frame::frame`) and which
 /// its actions (`action::actions`).
 fn frame_of(all: &[String], stemmer: &mut Stemmer) -> (Vec<bool>, Vec<bool>) {
+    let title = title_case(all);
     let mut sentence_start = true;
     let words: Vec<FrameWord> = all
         .iter()
@@ -246,7 +265,7 @@ fn frame_of(all: &[String], stemmer: &mut Stemmer) -> (Vec<bool>, Vec<bool>) {
             let bare = trimmed.trim_matches('`');
             FrameWord {
                 lower: bare.to_lowercase(),
-                name: is_name(bare, if opens_sentence { 0 } else { position }, code),
+                name: is_name(bare, if opens_sentence || title { 0 } else { position }, code),
                 ends_clause: raw.len() != trimmed.len() && raw.ends_with([',', ';', ':', '.', '!', ')', '?']),
             }
         })
@@ -520,6 +539,15 @@ mod tests {
         assert_eq!(without_particle(&all, &run("together")).as_deref(), Some("build them together"));
         assert_eq!(without_particle(&all, &run("worker threads back")).as_deref(), Some("worker threads"));
         assert_eq!(without_particle(&all, &run("worker threads")), None);
+    }
+
+    #[test]
+    fn in_title_case_a_capital_names_nothing() {
+        let title = labels("How To Turn An Integer Into A String");
+        assert!(title.iter().all(|l| !l.contains("To") && !l.contains("An") && !l.contains("Into")), "{title:?}");
+        assert_eq!(title, ["Turn", "Integer", "String"]);
+        // Names in a sentence as usual stay names.
+        assert!(labels("Should I use Into or From for my type?").contains(&"Into".to_string()));
     }
 
     #[test]
