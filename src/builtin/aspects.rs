@@ -96,9 +96,6 @@ fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
     };
     let all = question_words(text);
     let (framed, acting) = frame_of(&all, stemmer);
-    // In a question written in Title Case a capital names nothing: every
-    // word is read as if it opened a sentence ("How To Turn An Integer").
-    let title = title_case(&all);
     // A capitalised function word opening a sentence ("… explicitly. Why
     // …") is a function word, not a name.
     let mut sentence_start = true;
@@ -155,7 +152,7 @@ fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
         }
         let stop = alnum.is_empty()
             || framed[position]
-            || (is_stopword(&alnum) && !is_identifier(&alnum, if opens_sentence || title { 0 } else { position }));
+            || (is_stopword(&alnum) && !is_identifier(&alnum, if opens_sentence { 0 } else { position }));
         // The text's own tokenization, so that the key terms of `thread-safe`
         // are `thread` and `safe`, as in every source that says it.
         // A possessive ("clap's") is the name, not an identifier of two parts.
@@ -253,6 +250,9 @@ fn title_case(all: &[String]) -> bool {
 /// Which of the question's words are its frame (`frame::frame`) and which
 /// its actions (`action::actions`).
 fn frame_of(all: &[String], stemmer: &mut Stemmer) -> (Vec<bool>, Vec<bool>) {
+    // In a question written in Title Case a capital names nothing: every
+    // word is read as if it opened a sentence ("How To Turn An Integer"),
+    // so its function words are frame.
     let title = title_case(all);
     let mut sentence_start = true;
     let words: Vec<FrameWord> = all
