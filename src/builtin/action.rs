@@ -10,7 +10,7 @@
 //! action in "how do I sort a Vec" and a topic in "is sort stable?".
 
 use super::analysis::{Stemmer, is_stopword};
-use super::aspects::{Aspect, question_words, trim_word};
+use super::aspects::{Aspect, trim_word};
 use super::frame::{FrameWord, is_function_word, is_ing};
 
 /// Who does the action: a verb follows them ("how do I turn", "can we
@@ -191,8 +191,7 @@ const ACTION_REACH: usize = 3;
 /// in reach (the question's own word for it weighed too little to be an
 /// aspect: "turn an integer") keeps its section, headed by the verb with
 /// its object as the question writes it.
-pub(super) fn head_actions(question: &str, out: &mut [Aspect]) {
-    let all = question_words(question);
+pub(super) fn head_actions(all: &[String], out: &mut [Aspect]) {
     // The topics headed by an action already: the first action heads them.
     let mut headed = vec![false; out.len()];
     for i in 0..out.len() {
@@ -207,7 +206,7 @@ pub(super) fn head_actions(question: &str, out: &mut [Aspect]) {
         });
         let Some(h) = host else {
             out[i].action = false;
-            out[i].heading = verb_phrase(&all, from);
+            out[i].heading = verb_phrase(all, from);
             continue;
         };
         if !headed[h] {

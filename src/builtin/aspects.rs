@@ -75,11 +75,11 @@ struct Word {
     action: bool,
 }
 
-/// Splits `text` into words and separators. Symbols standing alone (`?`,
+/// The question's words (`question_words`) as words and separators. Symbols standing alone (`?`,
 /// `&`) or glued to a word (`&str`) stay in the label. Words of the
 /// question's frame (`frame`) are separators: they say how it asks, not
 /// what about.
-fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
+fn words(all: &[String], stemmer: &mut Stemmer) -> Vec<Word> {
     let mut out = Vec::new();
     let mut in_parens = false;
     let brk = |position, in_parens| Word {
@@ -94,8 +94,7 @@ fn words(text: &str, stemmer: &mut Stemmer) -> Vec<Word> {
         code: false,
         action: false,
     };
-    let all = question_words(text);
-    let (framed, acting) = frame_of(&all, stemmer);
+    let (framed, acting) = frame_of(all, stemmer);
     // A capitalised function word opening a sentence ("… explicitly. Why
     // …") is a function word, not a name.
     let mut sentence_start = true;
@@ -278,13 +277,14 @@ fn frame_of(all: &[String], stemmer: &mut Stemmer) -> (Vec<bool>, Vec<bool>) {
 /// The question's aspects in the question's own order: at most `max`, the
 /// weightiest kept.
 pub fn aspects(question: &str, stemmer: &mut Stemmer, weights: &Weights, max: usize) -> Vec<Aspect> {
-    let mut ws = words(question, stemmer);
+    // The question's words, split once for the runs, the headings and the actions.
+    let all = question_words(question);
+    let mut ws = words(&all, stemmer);
     // In a question written in Title Case a capital names nothing.
     let content: Vec<&Word> = ws.iter().filter(|w| !w.breaks && !w.code && w.position > 0).collect();
     if content.len() >= 3 && content.iter().filter(|w| w.capitalised).count() * 3 >= content.len() * 2 {
         ws.iter_mut().for_each(|w| w.capitalised = false);
     }
-    let all = question_words(question);
     let mut runs: Vec<Vec<&Word>> = Vec::new();
     let mut run: Vec<&Word> = Vec::new();
     for w in &ws {
@@ -373,7 +373,7 @@ pub fn aspects(question: &str, stemmer: &mut Stemmer, weights: &Weights, max: us
         let keep: Vec<usize> = order.into_iter().take(max.max(1)).collect();
         out = out.into_iter().enumerate().filter(|(i, _)| keep.contains(i)).map(|(_, a)| a).collect();
     }
-    head_actions(question, &mut out);
+    head_actions(&all, &mut out);
     out
 }
 
@@ -533,7 +533,8 @@ mod tests {
     fn a_heading_ends_before_a_particle_or_takes_its_verb() {
         let mut st = Stemmer::default();
         let q = "How do I build them together, and send the worker threads back?";
-        let (all, ws) = (question_words(q), words(q, &mut st));
+        let all = question_words(q);
+        let ws = words(&all, &mut st);
         let run =
             |label: &str| -> Vec<&Word> { ws.iter().filter(|w| label.split(' ').any(|l| w.surface == l)).collect() };
         assert_eq!(without_particle(&all, &run("together")).as_deref(), Some("build them together"));
