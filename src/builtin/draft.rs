@@ -259,10 +259,11 @@ fn render(
         if a.related || a.action {
             continue;
         }
+        let heading = heading_label(a.heading.as_ref().unwrap_or(&a.label));
         if sections[ai].is_empty() {
             // An aspect the answer covers needs no empty section of its own.
             if !in_answer(ai) {
-                md.push_str(&format!("\n## {}\n\n", heading_label(a.heading.as_ref().unwrap_or(&a.label))));
+                md.push_str(&format!("\n## {heading}\n\n"));
                 md.push_str("_None of the sources found addresses this._\n");
             }
             continue;
@@ -278,7 +279,7 @@ fn render(
         if fresh.is_empty() {
             continue;
         }
-        md.push_str(&format!("\n## {}\n\n", heading_label(a.heading.as_ref().unwrap_or(&a.label))));
+        md.push_str(&format!("\n## {heading}\n\n"));
         for (i, owner) in fresh {
             if said_before(&claims, i) {
                 continue;
