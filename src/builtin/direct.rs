@@ -297,6 +297,7 @@ pub fn direct_answer(
     let Some(best) = weighed.first() else { return DirectAnswer::default() };
     let top = best.score.max(1e-9);
     let mut picks: Vec<Pick> = Vec::new();
+    let asks_way = focus.kinds.contains(&Kind::How);
     for (pi, p) in weighed.iter().enumerate() {
         let src = &sources[p.source];
         let an = &src.an;
@@ -308,7 +309,11 @@ pub fn direct_answer(
                 focus.share(&focus.aspects.iter().map(|a| sentence_support(a, an, i, w).literal).collect::<Vec<_>>());
             let cue = focus.kinds.iter().any(|&k| answers_kind(text, k));
             let opens = opening == Some(i) && !refers_back(text);
-            if literal <= 0.0 && !(opens && (p.subject || p.heading >= s.weights.heading_alone)) {
+            // A sentence of a part about the question that tells a way in
+            // code ("use the `chars` method") answers a "how" without
+            // repeating the question's words.
+            let tells_way = asks_way && answers_kind(text, Kind::How) && !an.sentences[i].code.is_empty();
+            if literal <= 0.0 && !(opens && (p.subject || p.heading >= s.weights.heading_alone)) && !tells_way {
                 continue;
             }
             let worth = (literal

@@ -313,14 +313,17 @@ fn render_direct(
                 let src = &sources[source];
                 let sents = &src.an.sentences;
                 let sentence = |k: usize| {
-                    src.doc.text[sents[k].start..sents[k].end].split_whitespace().collect::<Vec<_>>().join(" ")
+                    let s = &sents[k];
+                    (src.doc.text[s.start..s.end].split_whitespace().collect::<Vec<_>>().join(" "), s.paragraph)
                 };
                 // Each sentence carries its citations: a reader (and the
                 // checker of every cited sentence) sees where each comes
-                // from. A run of sentences the same pages hold is one claim.
-                let mut runs: Vec<(Vec<usize>, Vec<String>)> = Vec::new();
+                // from. A run of sentences the same pages hold is one claim,
+                // within a paragraph: between two paragraphs a page may hold
+                // a listing, and the two sentences are then no one quote.
+                let mut runs: Vec<(Vec<usize>, usize, Vec<String>)> = Vec::new();
                 for k in first..=last {
-                    let text = sentence(k);
+                    let (text, paragraph) = sentence(k);
                     let holders = copies.holders(source, &text);
                     let markers = copies.markers(&holders);
                     if k == first {
@@ -336,11 +339,11 @@ fn render_direct(
                         out.push_str(&format!(" {text} {markers}"));
                     }
                     match runs.last_mut() {
-                        Some((h, texts)) if *h == holders => texts.push(text),
-                        _ => runs.push((holders, vec![text])),
+                        Some((h, p, texts)) if *h == holders && *p == paragraph => texts.push(text),
+                        _ => runs.push((holders, paragraph, vec![text])),
                     }
                 }
-                for (holders, texts) in runs {
+                for (holders, _, texts) in runs {
                     let text = texts.join(" ");
                     claims.push(Claim {
                         citations: copies.citations(&holders, &text),

@@ -31,7 +31,7 @@ pub fn kinds(question: &str) -> Vec<Kind> {
     for clause in question.split(['?', '.', ';', ',']).map(str::trim).filter(|c| !c.is_empty()) {
         let words: Vec<String> = clause
             .split_whitespace()
-            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase())
+            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase().replace('’', "'"))
             .filter(|w| !w.is_empty())
             .collect();
         let first = words.iter().map(String::as_str).find(|w| !["and", "but", "so", "or", "then", "also"].contains(w));
@@ -47,8 +47,17 @@ pub fn kinds(question: &str) -> Vec<Kind> {
         } else if YES_NO.contains(&first) {
             // "Is there a shorter way to …" asks for the way.
             if words.iter().any(|w| w == "way") { Some(Kind::How) } else { Some(Kind::YesNo) }
-        } else if ["what", "which", "who", "where", "when"].contains(&first) {
-            let asks_way = words.windows(2).any(|p| p[0] == "have" && p[1] == "to");
+        } else if ["what", "what's", "which", "who", "where", "when"].contains(&first) {
+            // "What do I have to write", "what should I do instead", "what's
+            // the easiest way to" ask for a way.
+            let asks_way = words.windows(2).any(|p| p[0] == "have" && p[1] == "to")
+                || words.iter().any(|w| w == "way" || w == "ways")
+                || (first.starts_with("what")
+                    && words.windows(3).any(|p| {
+                        ["do", "should", "can", "could", "must"].contains(&p[0].as_str())
+                            && ["i", "we", "you"].contains(&p[1].as_str())
+                            && p[2] == "do"
+                    }));
             Some(if asks_way { Kind::How } else { Kind::What })
         } else {
             None
@@ -118,6 +127,10 @@ mod tests {
         assert_eq!(kinds("Can I delete it, and what happens to projects?"), vec![Kind::YesNo, Kind::What]);
         assert_eq!(kinds("Is there a shorter way to bind the value?"), vec![Kind::How]);
         assert_eq!(kinds("What could cause that?"), vec![Kind::Why]);
+        assert_eq!(kinds("Why can't I index it, and what should I do instead?"), vec![Kind::Why, Kind::How]);
+        assert_eq!(kinds("What's the easiest way to count words?"), vec![Kind::How]);
+        assert_eq!(kinds("What’s the way in?"), vec![Kind::How]);
+        assert_eq!(kinds("What does this lint do?"), vec![Kind::What]);
         assert_eq!(kinds("Rust advertises fearless concurrency."), vec![Kind::What]);
     }
 

@@ -255,3 +255,29 @@ async fn an_action_makes_no_section_its_sentences_join_the_topic_it_acts_on() {
     let under = draft.markdown.split("## Turn an integer").nth(1).unwrap_or_default();
     assert!(under.contains(&turned.text), "{}", draft.markdown);
 }
+
+#[tokio::test]
+async fn two_quoted_sentences_a_listing_stands_between_are_two_claims_and_each_verifies() {
+    // The sentence before a listing and its caption after it are next to
+    // each other among the page's sentences, not in its text.
+    let map = "# Maps\n\nMaps store values by key.\n\n## Counting words\n\nTo count words in a map, insert zero \
+               for a word the map has not seen yet.\n\n```\nlet count = map.entry(word).or_insert(0);\n*count += 1;\n```\n\n\
+               Listing 1: Counting words in a map that stores each word with its count\n";
+    let source = doc(1, "Maps", map);
+    let draft = drafted("How do I count words in a map?", vec![source.clone()]).await;
+    let opening = first_paragraph(&draft.markdown);
+    assert!(opening.contains("insert zero") && opening.contains("Listing 1:"), "{opening}");
+    let checked = crate::engine::check::SourceDoc::new(&source.text);
+    let v = crate::engine::citations::verify(&draft.markdown, &draft.claims, &|_| Some(&checked));
+    assert!(v.unsupported.is_empty(), "{v:?}");
+}
+
+#[tokio::test]
+async fn a_how_to_quotes_the_sentence_that_names_the_way_in_code_without_the_questions_words() {
+    let strings = "# Strings\n\nStrings hold UTF-8 text.\n\n## Iterating over a string\n\nThe best way to take a \
+                   string apart is to say whether you want characters or bytes. For single Unicode values, call \
+                   the `chars` method. Grapheme clusters are not provided.\n";
+    let draft = drafted("How do I get the first character of a string?", vec![doc(1, "Strings", strings)]).await;
+    let opening = first_paragraph(&draft.markdown);
+    assert!(opening.contains("call the `chars` method"), "{opening}");
+}
