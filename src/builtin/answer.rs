@@ -214,6 +214,31 @@ pub fn foreign_names(aspects: &[Aspect], sources: &[Src<'_>], w: &Weights) -> Ve
     out
 }
 
+/// The asked aspects a rare name owns that no kept sentence holds whole
+/// ("tokio's multi-threaded runtime" where a page only says Tokio is a
+/// runtime): the question asks about a part of something the corpus barely
+/// knows, and the sentences found speak of that part of something else.
+/// The owner is rare as `foreign_names` reckons a name, in a big corpus
+/// only; a common owner ("my crate's docs") is the asker's own.
+fn unheld_parts(aspects: &[Aspect], sources: &[Src<'_>], w: &Weights) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for a in aspects.iter().filter(|a| !a.related && !a.parenthetical) {
+        let owners = a.label.split_whitespace().filter_map(|word| word.strip_suffix("'s").or(word.strip_suffix("’s")));
+        let rare_owner = owners.map(str::to_lowercase).any(|owner| {
+            a.forms.iter().filter(|f| f.1 == owner).any(|(stem, ..)| {
+                w.corpus_share(stem)
+                    .is_some_and(|(share, n)| n as f64 >= super::rarity::BIG_CORPUS && share < SCARCE_SHARE)
+            })
+        });
+        let held =
+            || sources.iter().any(|s| (0..s.an.sentences.len()).any(|i| sentence_support(a, &s.an, i, w).full(a)));
+        if rare_owner && !held() && !out.contains(&a.label) {
+            out.push(a.label.clone());
+        }
+    }
+    out
+}
+
 /// Whether `text` writes `name` as a name: the whole word, capitalised as
 /// given, where a sentence, heading or list item does not start.
 fn written_as_name(text: &str, name: &str) -> bool {
@@ -243,6 +268,9 @@ pub struct Judgement {
     pub unanswered: bool,
     /// Names the question asks about that no kept source mentions.
     pub foreign: Vec<String>,
+    /// Asked parts of a rare name that no kept sentence holds whole
+    /// (`unheld_parts`).
+    pub unheld: Vec<String>,
 }
 
 /// The draft's first block of text that is not a heading.
@@ -330,8 +358,9 @@ pub fn judge(draft: &Draft, asked: &[Aspect], sources: &[Src<'_>], w: &Weights) 
     // that says what to do without naming the trait the asker named.
     let foreign = foreign_names(asked, sources, w);
     let needs = if w.big_corpus() { UNANSWERED_BELOW_BIG_CORPUS } else { UNANSWERED_BELOW };
-    let unanswered = best < needs || !foreign.is_empty();
-    Judgement { relevance: joint * (0.6 + 0.4 * evidence), lead: joint, best, needs, unanswered, foreign }
+    let unheld = unheld_parts(asked, sources, w);
+    let unanswered = best < needs || !foreign.is_empty() || !unheld.is_empty();
+    Judgement { relevance: joint * (0.6 + 0.4 * evidence), lead: joint, best, needs, unanswered, foreign, unheld }
 }
 
 #[cfg(test)]
@@ -423,6 +452,20 @@ mod tests {
         }
     }
 
+    /// A corpus of this many passages in which one word is never used and
+    /// every other is rare.
+    struct Scarce(u64, String);
+
+    impl crate::builtin::Rarity for Scarce {
+        fn documents(&self) -> u64 {
+            self.0
+        }
+
+        fn frequency(&self, stem: &str) -> u64 {
+            if stem == self.1 { 0 } else { self.0 / 1000 }
+        }
+    }
+
     fn judged(question: &str, texts: &[(&str, &str)], quote: &str) -> Judgement {
         judged_in(None, question, texts, quote)
     }
@@ -508,6 +551,28 @@ mod tests {
         assert_eq!(j.foreign, ["mockall"], "{j:?}");
         let j = judged_in(corpus(9_999), q, &[("Thread pools", POOL)], quote);
         assert!(j.foreign.is_empty(), "{j:?}");
+    }
+
+    /// A part of a rare name's thing that no sentence holds whole is not
+    /// answered by sentences about that part of something else; a common
+    /// owner is the asker's own, and a sentence holding the part answers.
+    #[test]
+    fn a_part_of_a_rare_names_thing_that_no_sentence_holds_leaves_the_question_unanswered() {
+        let q = "How do I set the number of worker threads that tokio's multi-threaded runtime uses?";
+        let named = format!("{POOL}\nTokio is an async runtime.\n");
+        let quote = "The number of worker threads is set when the pool is created.";
+        let stem: String = Stemmer::default().tokens("tokio", true).into_iter().map(|t| t.stem).collect();
+        let rare = || Some(Arc::new(Scarce(10_000, stem.clone())) as Arc<dyn crate::builtin::Rarity>);
+        let j = judged_in(rare(), q, &[("Thread pools", &named)], quote);
+        assert!(j.foreign.is_empty(), "{j:?}");
+        assert_eq!(j.unheld, ["tokio's multi-threaded runtime"], "{j:?}");
+        assert!(j.unanswered);
+        let common = Some(Arc::new(Common(10_000)) as Arc<dyn crate::builtin::Rarity>);
+        let j = judged_in(common, q, &[("Thread pools", &named)], quote);
+        assert!(j.unheld.is_empty() && !j.unanswered, "{j:?}");
+        let held = format!("{POOL}\nTokio's multi-threaded runtime starts one worker thread per core.\n");
+        let j = judged_in(rare(), q, &[("Thread pools", &held)], quote);
+        assert!(j.unheld.is_empty() && !j.unanswered, "{j:?}");
     }
 
     /// A capital where a sentence or clause of the question starts, or in a

@@ -220,6 +220,14 @@ pub fn judge_answer(c: &mut Critique, j: Judgement) {
                 j.foreign.iter().map(|n| format!("“{n}”")).collect::<Vec<_>>().join(", ")
             ),
         ))
+    } else if !j.unheld.is_empty() {
+        Some((
+            Severity::Critical,
+            format!(
+                "No source found holds {}: the question asks about a part of what these sources only name.",
+                j.unheld.iter().map(|n| format!("“{n}”")).collect::<Vec<_>>().join(", ")
+            ),
+        ))
     } else if j.unanswered {
         Some((
             Severity::Critical,
