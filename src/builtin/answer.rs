@@ -439,8 +439,10 @@ mod tests {
         }
     }
 
-    /// A corpus of this many passages in which one word is never used.
-    struct Without(u64, String);
+    /// A corpus of this many passages in which one word is never used and
+    /// every other is held by one passage in the third number (10: common,
+    /// 1000: rare).
+    struct Without(u64, String, u64);
 
     impl crate::builtin::Rarity for Without {
         fn documents(&self) -> u64 {
@@ -448,21 +450,7 @@ mod tests {
         }
 
         fn frequency(&self, stem: &str) -> u64 {
-            if stem == self.1 { 0 } else { self.0 / 10 }
-        }
-    }
-
-    /// A corpus of this many passages in which one word is never used and
-    /// every other is rare.
-    struct Scarce(u64, String);
-
-    impl crate::builtin::Rarity for Scarce {
-        fn documents(&self) -> u64 {
-            self.0
-        }
-
-        fn frequency(&self, stem: &str) -> u64 {
-            if stem == self.1 { 0 } else { self.0 / 1000 }
+            if stem == self.1 { 0 } else { self.0 / self.2 }
         }
     }
 
@@ -546,7 +534,7 @@ mod tests {
         let q = "How do I set the number of worker threads that mockall's runtime uses?";
         let quote = "A thread pool keeps a fixed number of worker threads waiting for jobs.";
         let stem: String = Stemmer::default().tokens("mockall", true).into_iter().map(|t| t.stem).collect();
-        let corpus = |n| Some(Arc::new(Without(n, stem.clone())) as Arc<dyn crate::builtin::Rarity>);
+        let corpus = |n| Some(Arc::new(Without(n, stem.clone(), 10)) as Arc<dyn crate::builtin::Rarity>);
         let j = judged_in(corpus(10_000), q, &[("Thread pools", POOL)], quote);
         assert_eq!(j.foreign, ["mockall"], "{j:?}");
         let j = judged_in(corpus(9_999), q, &[("Thread pools", POOL)], quote);
@@ -562,7 +550,7 @@ mod tests {
         let named = format!("{POOL}\nTokio is an async runtime.\n");
         let quote = "The number of worker threads is set when the pool is created.";
         let stem: String = Stemmer::default().tokens("tokio", true).into_iter().map(|t| t.stem).collect();
-        let rare = || Some(Arc::new(Scarce(10_000, stem.clone())) as Arc<dyn crate::builtin::Rarity>);
+        let rare = || Some(Arc::new(Without(10_000, stem.clone(), 1000)) as Arc<dyn crate::builtin::Rarity>);
         let j = judged_in(rare(), q, &[("Thread pools", &named)], quote);
         assert!(j.foreign.is_empty(), "{j:?}");
         assert_eq!(j.unheld, ["tokio's multi-threaded runtime"], "{j:?}");
