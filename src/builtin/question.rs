@@ -52,7 +52,7 @@ pub fn kinds(question: &str) -> Vec<Kind> {
             // the easiest way to" ask for a way.
             let asks_way = words.windows(2).any(|p| p[0] == "have" && p[1] == "to")
                 || words.iter().any(|w| w == "way" || w == "ways")
-                || (first.starts_with("what")
+                || (["what", "what's"].contains(&first)
                     && words.windows(3).any(|p| {
                         ["do", "should", "can", "could", "must"].contains(&p[0].as_str())
                             && ["i", "we", "you"].contains(&p[1].as_str())
