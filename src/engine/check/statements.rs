@@ -183,10 +183,22 @@ struct Block {
     text: String,
     origin: Vec<usize>,
     lines: Vec<usize>,
+    /// Where a line ended on a citation marker and the next opens with a
+    /// capital or a label: a sentence ends there even without a full stop
+    /// ("Listing 8-25: Counting words [6]" before an "Example [6]:" line).
+    /// A line going on in lower case ("cites [4]" / "and goes on.") is the
+    /// same sentence wrapped.
+    breaks: Vec<usize>,
 }
 
 impl Block {
     fn push(&mut self, content: &str, at: usize, line: usize) {
+        let before = self.text.trim_end();
+        let ends_on_marker = before.rfind('[').is_some_and(|k| marker_at(&before[k..]) == Some(before.len() - k));
+        let opens_anew = content.starts_with(|c: char| c.is_uppercase() || c == '*' || c == '_');
+        if ends_on_marker && opens_anew {
+            self.breaks.push(self.text.len());
+        }
         if !self.text.is_empty() {
             let last = self.origin.last().map_or(at, |o| o + 1);
             self.text.push(' ');
@@ -202,7 +214,7 @@ impl Block {
 
     fn flush(&mut self, out: &mut Vec<Statement>) {
         if !self.text.is_empty() {
-            for (from, to) in sentences(&self.text) {
+            for (from, to) in sentences(&self.text, &self.breaks) {
                 let piece = &self.text[from..to];
                 let parsed = parse_piece(piece);
                 if parsed.cites.is_empty() && parsed.links.is_empty() {
@@ -227,7 +239,7 @@ const ABBREVIATIONS: &[&str] = &[
 /// Byte ranges of the sentences of `text`. A piece that is only citation
 /// markers or links joins the sentence before it (`… 7 pm. [1]`), and so
 /// do markers that open a piece (`A. [1] B. [2]` is `A. [1]`, `B. [2]`).
-fn sentences(text: &str) -> Vec<(usize, usize)> {
+fn sentences(text: &str, breaks: &[usize]) -> Vec<(usize, usize)> {
     let bytes = text.as_bytes();
     let mut cuts = vec![0];
     let mut i = 0;
@@ -249,7 +261,10 @@ fn sentences(text: &str) -> Vec<(usize, usize)> {
         }
         i += 1;
     }
+    cuts.extend(breaks.iter().filter(|&&b| b > 0 && b < text.len()));
     cuts.push(text.len());
+    cuts.sort_unstable();
+    cuts.dedup();
     let mut out: Vec<(usize, usize)> = Vec::new();
     for w in cuts.windows(2) {
         let (mut from, to) = (w[0], w[1]);
@@ -515,6 +530,12 @@ mod tests {
             texts(md),
             vec![("fine | 50 euros".into(), vec![3]), ("item one cites and goes on.".into(), vec![4])]
         );
+    }
+
+    #[test]
+    fn a_line_ending_on_a_marker_ends_its_sentence_when_the_next_opens_anew() {
+        let md = "*Maps:* Listing 8-25: Counting words in a map [6]\nExample [6]:\n```\nlet n = 1;\n```\n";
+        assert_eq!(texts(md), vec![("*Maps:* Listing 8-25: Counting words in a map".into(), vec![6])]);
     }
 
     #[test]
