@@ -239,6 +239,7 @@ const ABBREVIATIONS: &[&str] = &[
 /// Byte ranges of the sentences of `text`. A piece that is only citation
 /// markers or links joins the sentence before it (`… 7 pm. [1]`), and so
 /// do markers that open a piece (`A. [1] B. [2]` is `A. [1]`, `B. [2]`).
+/// `breaks` end a sentence without a full stop (see `Block::breaks`).
 fn sentences(text: &str, breaks: &[usize]) -> Vec<(usize, usize)> {
     let bytes = text.as_bytes();
     let mut cuts = vec![0];
