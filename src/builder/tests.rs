@@ -115,7 +115,7 @@ fn with_a_model_confidence_is_the_weighted_average_and_its_threshold() {
     let mut config = Config::default();
     let builtin = settings_from(&config, serde_json::Value::Null, Redactor::default(), "a");
     assert!(builtin.evaluate.calibration.enabled);
-    assert_eq!(builtin.decide.confidence_threshold, 0.5);
+    assert_eq!(builtin.decide.confidence_threshold, 0.6);
     config.research.reasoner = ReasonerKind::Llm;
     let model = settings_from(&config, serde_json::Value::Null, Redactor::default(), "b");
     assert!(!model.evaluate.calibration.enabled, "fitted on the built-in's sessions only");
@@ -143,5 +143,5 @@ fn the_calibrated_confidence_holds_only_on_the_corpus_it_was_fitted_on() {
     // A mapping refitted on one's own corpus says so.
     folder.evaluate.calibration.applies_to = crate::engine::calibration::CalibrationScope::AnyCorpus;
     assert!(settings(&folder).evaluate.calibration.enabled);
-    assert_eq!(settings(&folder).decide.confidence_threshold, 0.5);
+    assert_eq!(settings(&folder).decide.confidence_threshold, 0.6);
 }
