@@ -6,7 +6,7 @@
 //! `SLEUTH_HOME` is a temp dir in every test.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: a failure is a panic
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::support::bin;
 
@@ -54,11 +54,15 @@ const POLICIES: &[(&str, &str)] = &[
     ),
 ];
 
-fn write_corpus(dir: &Path, docs: &[(&str, &str)]) {
-    std::fs::create_dir_all(dir).unwrap();
-    for (name, text) in docs {
-        std::fs::write(dir.join(name), text).unwrap();
+/// A temp home holding a folder `name` of `docs`: the home and the folder.
+fn home_with_corpus(name: &str, docs: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (file, text) in docs {
+        std::fs::write(dir.join(file), text).unwrap();
     }
+    (home, dir)
 }
 
 /// `sleuth run --set local.corpus=DIR QUESTION` with a temp home: the report.
@@ -111,9 +115,7 @@ fn assert_reads_well(report: &str) {
 
 #[test]
 fn on_ten_short_documents_the_sentence_that_answers_opens_the_report() {
-    let home = tempfile::tempdir().unwrap();
-    let corpus = home.path().join("policies");
-    write_corpus(&corpus, POLICIES);
+    let (home, corpus) = home_with_corpus("policies", POLICIES);
     let cases = [
         ("How long is the buddy program?", "first eight weeks"),
         ("Is alcohol reimbursed?", "alcohol is never reimbursed"),
@@ -132,8 +134,6 @@ fn on_ten_short_documents_the_sentence_that_answers_opens_the_report() {
 
 #[test]
 fn a_section_that_compares_everything_asked_leads_the_answer() {
-    let home = tempfile::tempdir().unwrap();
-    let corpus = home.path().join("tools");
     let pages: &[(&str, &str)] = &[
         (
             "brushes.md",
@@ -154,7 +154,7 @@ fn a_section_that_compares_everything_asked_leads_the_answer() {
             "# Easels\n\nA studio easel stands on the floor and holds large canvases steady while painting outdoors is easier with a light field easel.\n",
         ),
     ];
-    write_corpus(&corpus, pages);
+    let (home, corpus) = home_with_corpus("tools", pages);
     let report = report(
         home.path(),
         &corpus,
@@ -173,8 +173,6 @@ fn a_section_that_compares_everything_asked_leads_the_answer() {
 
 #[test]
 fn a_verb_of_the_question_heads_the_section_of_its_topic_not_its_own() {
-    let home = tempfile::tempdir().unwrap();
-    let corpus = home.path().join("office");
     let pages: &[(&str, &str)] = &[
         (
             "equipment.md",
@@ -192,7 +190,7 @@ fn a_verb_of_the_question_heads_the_section_of_its_topic_not_its_own() {
              rate is posted daily on the board.\n",
         ),
     ];
-    write_corpus(&corpus, pages);
+    let (home, corpus) = home_with_corpus("office", pages);
     // A one-quote answer, so that the rest of what was found is quoted in sections.
     let question = "How do I exchange broken equipment at the help desk?";
     let report = report_with(home.path(), &corpus, &["--set", "builtin.answer_sentences=1"], question);
