@@ -175,6 +175,9 @@ pub fn actions(words: &[FrameWord], framed: &[bool], stemmer: &mut Stemmer) -> V
         out[i] = after_subject
             || (JOINERS.contains(&p) && object_follows)
             || (CLAUSE_PREPOSITIONS.contains(&p) && ing)
+            // "The difference between looping over v.iter() and …": the
+            // activity the things are compared in, not one of them.
+            || (p == "between" && ing && object_follows)
             // After a verb of the frame: "stop running out of memory".
             || (framed[i - 1] && !is_function_word(p) && ing && object_follows);
     }
@@ -283,6 +286,7 @@ mod tests {
             ["switching", "modify"]
         );
         assert_eq!(acting("Why do my builds stop running out of memory?"), ["running"]);
+        assert_eq!(acting("What's the difference between looping over v.iter() and v.into_iter()?"), ["looping"]);
     }
 
     #[test]
@@ -322,6 +326,7 @@ mod tests {
         assert_eq!(acting("How do I convert from i32 to bytes and back?"), ["convert"]);
         assert!(acting("Is sort stable, and what does the cost of cloning a Vec depend on?").is_empty());
         assert!(acting("Which is faster, a channel or a mutex and condvar?").is_empty());
+        assert!(acting("What is the difference between borrowing and moving?").is_empty());
         // A name is never an action.
         assert!(acting("Can I Write to a buffer?").is_empty());
     }
@@ -352,6 +357,12 @@ mod tests {
         let back = asked("How do I send messages from worker threads back to the main thread?");
         let threads = back.iter().find(|a| a.0 == "worker threads back").unwrap_or_else(|| panic!("{back:?}"));
         assert_eq!(threads.2.as_deref(), Some("worker threads"), "{back:?}");
+        // The activity things are compared in acts on the first of them,
+        // and the comparison is of the things.
+        let looping = asked("What's the difference between looping over v.iter() and v.into_iter()?");
+        assert_eq!(looping[0].0, "v.iter() vs v.into_iter()", "{looping:?}");
+        assert_eq!(looping[1], ("looping".into(), true, None), "{looping:?}");
+        assert_eq!(looping[2].2.as_deref(), Some("looping over v.iter()"), "{looping:?}");
         // A verb that ends the question keeps its section as it is.
         let save = asked("Should the crate compile again every time I save?");
         assert!(save.iter().all(|a| !a.1), "{save:?}");

@@ -156,10 +156,15 @@ fn words(all: &[String], stemmer: &mut Stemmer) -> Vec<Word> {
         // are `thread` and `safe`, as in every source that says it.
         // A possessive ("clap's") is the name, not an identifier of two parts.
         let plain = bare.strip_suffix("'s").or_else(|| bare.strip_suffix("’s")).unwrap_or(bare);
-        let tokens = if stop { Vec::new() } else { stemmer.tokens(plain, true) };
+        let mut tokens = if stop { Vec::new() } else { stemmer.tokens(plain, true) };
         // A word of several tokens (`Cargo.lock`, `std::env::var`,
         // `leading_zeros`) is an identifier: its parts match identifier parts.
         let compound = tokens.len() > 1;
+        // The receiver of a method call is the asker's variable: `v` in
+        // `v.iter_mut()` names nothing the sources write.
+        if let Some(end) = receiver_end(plain) {
+            tokens.retain(|t| t.from > end);
+        }
         let forms: Vec<(String, String, bool)> =
             tokens.iter().map(|t| (t.stem.clone(), t.surface.to_lowercase(), compound)).collect();
         let stems = tokens.into_iter().map(|t| t.stem).collect();
@@ -185,6 +190,23 @@ fn words(all: &[String], stemmer: &mut Stemmer) -> Vec<Word> {
         }
     }
     out
+}
+
+/// Where the variable a method is called on ends, in a word that is a
+/// method call on a placeholder variable (`v.iter()`, `s.len()`): a
+/// lowercase name of one or two letters, a dot, a name and an opening
+/// parenthesis. A descriptive name says what the value is
+/// (`vec_of_f64.sort()`); a path (`std::mem::swap()`), a field (`a.x`)
+/// or a type (`Vec::new()`) is no method call on a variable.
+fn receiver_end(word: &str) -> Option<usize> {
+    let dot = word.find('.').filter(|&d| d <= 2)?;
+    let (receiver, rest) = (&word[..dot], &word[dot + 1..]);
+    let name = |s: &str| {
+        s.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+            && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+    };
+    let method = &rest[..rest.find('(')?];
+    (name(receiver) && name(method) && !method.is_empty()).then_some(dot)
 }
 
 /// The question split at white space, except inside a code span, a
@@ -426,7 +448,7 @@ const COMPARISON_CUES: &[&str] = &[
 /// sentence supports it when it names both things. The things are the
 /// aspects on either side of the cue ("A instead of B"), or the first two
 /// after it ("the difference between A and B"); parenthetical restatements
-/// are not things of their own.
+/// and actions ("between looping over A and B") are not things of their own.
 fn comparison(question: &str, aspects: &[Aspect]) -> Option<Aspect> {
     let words: Vec<String> = question.split_whitespace().map(|w| w.to_lowercase()).collect();
     // Each cue's words are compared where they would start: the question's
@@ -435,7 +457,7 @@ fn comparison(question: &str, aspects: &[Aspect]) -> Option<Aspect> {
     let at =
         |i: usize, cue: &[&str]| words.get(i..i + cue.len()).is_some_and(|w| w.iter().zip(cue).all(|(a, b)| a == b));
     let cue = (0..words.len()).find(|&i| cues.iter().any(|c| at(i, c)))?;
-    let things: Vec<&Aspect> = aspects.iter().filter(|a| !a.parenthetical && !a.related).collect();
+    let things: Vec<&Aspect> = aspects.iter().filter(|a| !a.parenthetical && !a.related && !a.action).collect();
     let before = things.iter().rev().find(|a| a.position < cue);
     let after: Vec<&&Aspect> = things.iter().filter(|a| a.position > cue).collect();
     let (first, second) = match (before, after.first()) {
@@ -582,7 +604,10 @@ mod tests {
                 &["? turn", "io::Error", "Result<u32, MyError>"],
             ),
             ("I'm trying to read a file, what should I use?", &["read", "file"]),
-            ("What's the difference between v.iter() and v.into_iter()?", &["v.iter()", "v.into_iter()"]),
+            (
+                "What's the difference between v.iter() and v.into_iter()?",
+                &["v.iter() vs v.into_iter()", "v.iter()", "v.into_iter()"],
+            ),
         ];
         for (q, want) in cases {
             assert_eq!(labels(q), *want, "{q}");
@@ -597,6 +622,31 @@ mod tests {
             let a = &aspects(q, &mut st, &w, 5)[0];
             let text = st.stems(q);
             assert!(a.key.iter().all(|k| text.contains(k)), "{q}: key {:?} not among the text's stems {text:?}", a.key);
+        }
+    }
+
+    /// The variable a method is called on is the asker's, not the docs':
+    /// `iter_mut()` in a source holds `v.iter_mut()`; a path or a field
+    /// keeps every part.
+    #[test]
+    fn a_method_calls_receiver_is_no_term_of_the_aspect() {
+        let mut st = Stemmer::default();
+        let w = Weights::new(None, 0.0, &[]);
+        let all = aspects("Is v.iter_mut() lazy?", &mut st, &w, 5);
+        let a = all.iter().find(|a| a.label.contains("v.iter_mut()")).unwrap_or_else(|| panic!("{all:?}"));
+        assert_eq!(a.stems[..2], ["iter", "mut"]);
+        assert!(a.key.iter().all(|k| k != "v") && !a.key.is_empty(), "{:?}", a.key);
+        assert!(!a.code.is_empty(), "still code: {:?}", a.code);
+        let all = aspects("Why won't xs.sort() compile?", &mut st, &w, 5);
+        let b = all.iter().find(|b| b.label.contains("xs.sort()")).unwrap_or_else(|| panic!("{all:?}"));
+        assert_eq!(b.stems[0], "sort", "{b:?}");
+        for (q, kept) in [
+            ("Is std::mem::swap() safe?", "mem"),
+            ("Does the closure capture a.x whole?", "a"),
+            ("Why won't vec_of_floats.sort() compile?", "float"),
+        ] {
+            let all: Vec<String> = aspects(q, &mut st, &w, 5).into_iter().flat_map(|a| a.stems).collect();
+            assert!(all.iter().any(|s| s == kept), "{q}: {all:?}");
         }
     }
 
