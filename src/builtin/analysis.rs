@@ -647,8 +647,19 @@ fn quotable(s: &str, words: usize, item: bool) -> bool {
     if has_bracket_number(s) || s.ends_with(':') || s.contains("](") {
         return false;
     }
-    let letters = s.chars().filter(|c| c.is_alphabetic() || c.is_whitespace()).count();
-    letters * 100 >= s.chars().count() * 75
+    // Mostly letters, as prose is; a code span counts as one word, so that
+    // a sentence naming code ("`iter()`, which iterates over `&T`.") reads
+    // as the prose it is.
+    let mut prose = String::with_capacity(s.len());
+    let mut from = 0;
+    for (start, end) in code_spans(s) {
+        prose.push_str(&s[from..start.saturating_sub(1)]);
+        prose.push('x');
+        from = (end + 1).min(s.len());
+    }
+    prose.push_str(&s[from..]);
+    let letters = prose.chars().filter(|c| c.is_alphabetic() || c.is_whitespace()).count();
+    letters * 100 >= prose.chars().count() * 75
 }
 
 /// `[12]`-like text outside code spans would read as a citation marker.
@@ -721,6 +732,9 @@ mod tests {
         assert!(!quotable("and lowercase start is a continuation of something.", 8, false));
         assert!(quotable("Dereference a raw pointer", 4, true) && !quotable("Dereference a raw pointer", 4, false));
         assert!(quotable("Alcohol is never reimbursed.", 4, false), "a short statement");
+        // Code spans are words of the sentence, not symbols of code.
+        assert!(quotable("`iter()`, which iterates over `&T`.", 4, true), "an item naming code");
+        assert!(!quotable("let v: Vec<&T> = x.iter().map(|y| y + 1).collect();", 8, true));
         assert!(!quotable("This is never reimbursed.", 4, false), "a short fragment leaning back");
     }
 }
