@@ -179,9 +179,58 @@ pub fn actions(words: &[FrameWord], framed: &[bool], stemmer: &mut Stemmer) -> V
             // activity the things are compared in, not one of them.
             || (p == "between" && ing && object_follows)
             // After a verb of the frame: "stop running out of memory".
-            || (framed[i - 1] && !is_function_word(p) && ing && object_follows);
+            || (framed[i - 1] && !is_function_word(p) && ing && object_follows)
+            || (!is_function_word(&w.lower) && verb_without_object(words, i, &out));
     }
     out
+}
+
+/// Negated auxiliaries: the word after one is its verb ("values that don't fit").
+const NEGATED: &[&str] =
+    &["don't", "doesn't", "didn't", "won't", "can't", "cannot", "couldn't", "shouldn't", "wouldn't", "mustn't"];
+
+/// Modals: after one that follows its subject, a word is the verb ("my
+/// function can fail with …").
+const MODALS: &[&str] = &["can", "could", "should", "must", "will", "would", "may", "might"];
+
+/// Prepositions a verb with no object goes on with ("pop from the other").
+const PREPOSITIONS: &[&str] =
+    &["from", "to", "into", "onto", "with", "at", "on", "in", "for", "over", "by", "through", "across", "without"];
+
+/// Whether word `i` is a verb by its place though no object follows it:
+/// after a negated auxiliary ("don't fit"); after a modal, followed by a
+/// preposition or the clause's end ("can fail with"); after "not" at the
+/// clause's end ("should compile but not run?"); or joined by "and"/"or"
+/// and an adverb to an action earlier in its clause, its object after it
+/// ("test that … and also bind it"). `found` holds the actions before `i`.
+fn verb_without_object(words: &[FrameWord], i: usize, found: &[bool]) -> bool {
+    let lower = |k: usize| words[k].lower.replace('’', "'");
+    let w = &words[i];
+    if PARTICLES.contains(&w.lower.as_str()) || OBJECT_STARTS.contains(&w.lower.as_str()) {
+        return false;
+    }
+    let p = lower(i - 1);
+    let goes_on = w.ends_clause
+        || i + 1 == words.len()
+        || words.get(i + 1).is_some_and(|x| PREPOSITIONS.contains(&x.lower.as_str()));
+    if NEGATED.contains(&p.as_str()) {
+        return true;
+    }
+    if MODALS.contains(&p.as_str()) {
+        // "Can I …" opens a question: the modal's subject follows it.
+        return i >= 2 && !words[i - 2].ends_clause && goes_on;
+    }
+    if p == "not" {
+        return w.ends_clause || i + 1 == words.len();
+    }
+    let joined = ["and", "or"].contains(&p.as_str())
+        || (i >= 2 && BEFORE_VERB.contains(&p.as_str()) && ["and", "or"].contains(&lower(i - 2).as_str()));
+    let object = words.get(i + 1).is_some_and(|x| !x.name && OBJECT_STARTS.contains(&x.lower.as_str()));
+    // An action earlier in the same clause.
+    let clause_action = (0..i).rev().take_while(|&k| !words[k].ends_clause).any(|k| found[k]);
+    // Without an object, a word after "and" is as likely a noun ("another
+    // type or method from …").
+    joined && object && clause_action
 }
 
 /// At most this many words stand between an action and the topic it acts
@@ -209,7 +258,7 @@ pub(super) fn head_actions(all: &[String], out: &mut [Aspect]) {
         });
         let Some(h) = host else {
             out[i].action = false;
-            out[i].heading = verb_phrase(all, from);
+            out[i].heading = verb_phrase(all, from).or_else(|| negated(all, from));
             continue;
         };
         if !headed[h] {
@@ -246,6 +295,15 @@ fn verb_phrase(all: &[String], from: usize) -> Option<String> {
         }
     }
     content.then(|| words.join(" "))
+}
+
+/// The verb at `from` with the negation before it ("don't fit", "not
+/// run"): a negated verb with no object says what it is about only so.
+fn negated(all: &[String], from: usize) -> Option<String> {
+    let before = all.get(from.checked_sub(1)?)?;
+    let lower = before.to_lowercase().replace('’', "'");
+    (trim_word(before).len() == before.len() && (lower == "not" || NEGATED.contains(&lower.as_str())))
+        .then(|| format!("{before} {}", trim_word(&all[from])))
 }
 
 /// The topic the action `ai` acts on: the next asked aspect that is no
@@ -287,6 +345,24 @@ mod tests {
         );
         assert_eq!(acting("Why do my builds stop running out of memory?"), ["running"]);
         assert_eq!(acting("What's the difference between looping over v.iter() and v.into_iter()?"), ["looping"]);
+    }
+
+    #[test]
+    fn a_verb_with_no_object_is_known_by_its_place() {
+        assert_eq!(acting("How can I detect values that don't fit?"), ["detect", "fit?"]);
+        assert_eq!(acting("My function can fail with an io::Error; what now?"), ["fail"]);
+        assert_eq!(acting("How do I mark an example that should compile but not run?"), ["mark", "run?"]);
+        // Joined to an action: a verb when its object follows.
+        assert_eq!(acting("I push at one end and pop from the other"), ["push"]);
+        assert_eq!(acting("How do I link to another type or method from my docs?"), ["link"]);
+        assert_eq!(
+            acting("How do I test that a number falls in a range and also bind it to a name?"),
+            ["test", "bind"]
+        );
+        // A noun joined to a noun, a modal opening a question, "not" before a noun.
+        assert!(acting("Which is faster, a channel or a mutex and condvar in threads?").is_empty());
+        assert_eq!(acting("Can Rust sort in place?"), Vec::<String>::new());
+        assert!(!acting("How do I keep a function public but not part of my API?").iter().any(|w| w == "part"));
     }
 
     #[test]
@@ -363,6 +439,9 @@ mod tests {
         assert_eq!(looping[0].0, "v.iter() vs v.into_iter()", "{looping:?}");
         assert_eq!(looping[1], ("looping".into(), true, None), "{looping:?}");
         assert_eq!(looping[2].2.as_deref(), Some("looping over v.iter()"), "{looping:?}");
+        // A negated verb with no object is headed with its negation.
+        let fit = asked("How can I detect values that don't fit?");
+        assert!(fit.iter().any(|a| a.2.as_deref() == Some("don't fit")), "{fit:?}");
         // A verb that ends the question keeps its section as it is.
         let save = asked("Should the crate compile again every time I save?");
         assert!(save.iter().all(|a| !a.1), "{save:?}");
