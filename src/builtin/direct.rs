@@ -13,7 +13,7 @@ use super::analysis::{AnalyzedDoc, refers_back};
 use super::answering::Focus;
 use super::aspects::Aspect;
 use super::candidates::repeats;
-use super::parts::{Part, parts, shortest_example};
+use super::parts::{Part, parts};
 use super::question::{Kind, answers_kind};
 use super::rarity::Weights;
 use super::score::{heading_coverage, sentence_support};
@@ -395,19 +395,30 @@ pub fn direct_answer(
         }
         // An example is relevant when it holds a term of the question or of
         // the sentences quoted from its part.
-        let mut wanted = wanted.clone();
+        let mut relevant = wanted.clone();
         for &(first, last) in &spans {
-            wanted.extend((first..=last).flat_map(|k| an.sentences[k].stems.iter().map(String::as_str)));
+            relevant.extend((first..=last).flat_map(|k| an.sentences[k].stems.iter().map(String::as_str)));
         }
         pieces.extend(spans.into_iter().map(|(first, last)| Piece::Span { source: p.source, first, last }));
-        if wants_code
-            && examples < s.max_examples
-            && n < 2
-            && let Some(block) = shortest_example(an, &p.part, &wanted)
-        {
-            pieces.push(Piece::Code { source: p.source, block });
-            examples += 1;
+        if !wants_code || examples >= s.max_examples || n >= 2 {
+            continue;
         }
+        let found = super::parts::examples(an, &p.part, &relevant);
+        let Some(&block) = found.first() else { continue };
+        let mut blocks = vec![block];
+        // The part the answer opens with may show a second short example
+        // that holds a term of the question, beside the first.
+        let short = |c: usize| an.code[c].lines <= super::parts::SHORT_EXAMPLE_LINES;
+        let asked = |c: usize| wanted.iter().any(|w| an.code[c].stems.binary_search_by(|t| t.as_str().cmp(w)).is_ok());
+        if n == 0
+            && short(block)
+            && let Some(&second) = found.iter().skip(1).find(|&&c| short(c) && asked(c))
+        {
+            blocks.push(second);
+            blocks.sort_unstable();
+        }
+        pieces.extend(blocks.into_iter().map(|block| Piece::Code { source: p.source, block }));
+        examples += 1;
     }
     DirectAnswer { pieces }
 }

@@ -50,13 +50,21 @@ pub fn parts(an: &AnalyzedDoc) -> Vec<Part> {
 /// Most lines of a code example quoted in a report.
 pub const MAX_EXAMPLE_LINES: usize = 14;
 
-/// The part's shortest code block that holds a stem of `wanted` (the
-/// question's terms or the answer's), short enough to read in a report.
-pub fn shortest_example(an: &AnalyzedDoc, part: &Part, wanted: &[&str]) -> Option<usize> {
+/// A second example of the part the answer opens with, shown beside the
+/// first when both are short: the way often takes two small listings (a
+/// dependency made optional, then the feature that turns it on). At most
+/// this many lines each.
+pub const SHORT_EXAMPLE_LINES: usize = 6;
+
+/// The part's code blocks that hold a stem of `wanted` (the question's
+/// terms or the answer's) and are short enough to read in a report,
+/// shortest first.
+pub fn examples(an: &AnalyzedDoc, part: &Part, wanted: &[&str]) -> Vec<usize> {
     // A block before the part's first sentence declares the item (a
     // signature); it is not an example of its use.
     let first_paragraph = an.sentences.get(part.sentences.start).map_or(0, |s| s.paragraph);
-    part.code
+    let mut found: Vec<usize> = part
+        .code
         .iter()
         .copied()
         .filter(|&c| an.code[c].after > first_paragraph || part.sentences.is_empty())
@@ -65,7 +73,9 @@ pub fn shortest_example(an: &AnalyzedDoc, part: &Part, wanted: &[&str]) -> Optio
             (2..=MAX_EXAMPLE_LINES).contains(&b.lines) || b.lines == 1 && b.end - b.start <= 120
         })
         .filter(|&c| wanted.iter().any(|w| an.code[c].stems.binary_search_by(|s| s.as_str().cmp(w)).is_ok()))
-        .min_by_key(|&c| (an.code[c].lines, c))
+        .collect();
+    found.sort_by_key(|&c| (an.code[c].lines, c));
+    found
 }
 
 #[cfg(test)]
@@ -85,8 +95,8 @@ mod tests {
         assert!(ps[0].opening && !ps[1].opening);
         assert_eq!((ps[0].code.clone(), ps[1].code.clone()), (vec![0], vec![1]));
         let push = st.stem("reverse").unwrap_or_default();
-        assert_eq!(shortest_example(&an, &ps[1], &[push.as_str()]), Some(1));
-        assert_eq!(shortest_example(&an, &ps[0], &[push.as_str()]), None);
+        assert_eq!(examples(&an, &ps[1], &[push.as_str()]), [1]);
+        assert!(examples(&an, &ps[0], &[push.as_str()]).is_empty());
         let code = &text[an.code[1].start..an.code[1].end];
         assert_eq!(code, "h.push(Reverse(1));\nh.push(Reverse(5));");
     }

@@ -281,3 +281,24 @@ async fn a_how_to_quotes_the_sentence_that_names_the_way_in_code_without_the_que
     let opening = first_paragraph(&draft.markdown);
     assert!(opening.contains("call the `chars` method"), "{opening}");
 }
+
+#[tokio::test]
+async fn the_answering_part_shows_its_two_short_examples_and_both_verify() {
+    // The way takes two listings: the dependency made optional, then the
+    // feature that turns it on. The second holds a word of the question.
+    let deps = "# Dependencies\n\nA package lists what it builds on.\n\n## Optional dependencies\n\nA dependency \
+                marked `optional` is not compiled by default.\n\n```\n[dependencies]\ngif = { version = \"0.11\", \
+                optional = true }\n```\n\nA feature that names it with `dep:` turns it on.\n\n```\n[features]\n\
+                fancy = [\"dep:gif\"]\n```\n\n## Renaming\n\nA dependency may be renamed with `package`.\n";
+    let source = doc(1, "Dependencies", deps);
+    let draft = drafted("How do I make a dependency optional behind a feature?", vec![source.clone()]).await;
+    let opening = first_paragraph(&draft.markdown);
+    for code in ["[dependencies]\ngif = { version = \"0.11\", optional = true }", "[features]\nfancy = [\"dep:gif\"]"] {
+        assert!(draft.markdown.contains(&format!("```\n{code}\n```")), "{code} in {}", draft.markdown);
+        assert!(draft.claims.iter().any(|c| c.text == code), "{code} is a claim: {:?}", draft.claims);
+    }
+    assert!(opening.contains("optional"), "{opening}");
+    let checked = crate::engine::check::SourceDoc::new(&source.text);
+    let v = crate::engine::citations::verify(&draft.markdown, &draft.claims, &|_| Some(&checked));
+    assert!(v.unsupported.is_empty(), "{v:?}");
+}
