@@ -338,9 +338,14 @@ pub fn aspects(question: &str, stemmer: &mut Stemmer, weights: &Weights, max: us
     let mut by_key: std::collections::HashMap<Vec<String>, usize> = std::collections::HashMap::new();
     for r in runs {
         let stems: Vec<String> = r.iter().flat_map(|w| w.stems.iter().cloned()).collect();
-        let top = stems.iter().map(|s| weights.of(s)).fold(0.0, f64::max);
+        // A one-letter name (`x` in `for x in v`, `T` in `Vec<T>`) is a
+        // placeholder: rare in any corpus, it names nothing a source says.
+        // It is no key term beside a longer one.
+        let named = |s: &&String| s.chars().count() > 1 || stems.iter().all(|t| t.chars().count() <= 1);
+        let top = stems.iter().filter(named).map(|s| weights.of(s)).fold(0.0, f64::max);
         let key: Vec<String> = stems
             .iter()
+            .filter(named)
             .filter(|s| {
                 let w = weights.of(s);
                 w >= 0.5 * top && w >= 0.35 * global_max || w >= top
@@ -648,6 +653,20 @@ mod tests {
             let all: Vec<String> = aspects(q, &mut st, &w, 5).into_iter().flat_map(|a| a.stems).collect();
             assert!(all.iter().any(|s| s == kept), "{q}: {all:?}");
         }
+    }
+
+    #[test]
+    fn a_one_letter_name_is_no_key_term_beside_a_longer_one() {
+        let mut st = Stemmer::default();
+        let w = Weights::new(None, 0.0, &[]);
+        let mut keys =
+            |q: &str| -> Vec<Vec<String>> { aspects(q, &mut st, &w, 5).into_iter().map(|a| a.key).collect() };
+        let wrapped = keys("Why must I write `Rc<T>` here?");
+        assert!(wrapped.iter().any(|k| k.contains(&"rc".to_string())), "{wrapped:?}");
+        assert!(wrapped.iter().all(|k| !k.contains(&"t".to_string())), "{wrapped:?}");
+        // Nothing but placeholders: they stay the key.
+        let array = keys("What is `[T; N]`?");
+        assert!(array.iter().any(|k| k.contains(&"n".to_string())), "{array:?}");
     }
 
     #[test]
