@@ -50,8 +50,9 @@ pub struct BuiltinConfig {
     /// DRAFT: the direct answer's quoted sentences hold about this many
     /// words at most (a code example aside).
     pub answer_words: usize,
-    /// DRAFT: code examples in the direct answer, at most (how-to questions
-    /// and questions naming code).
+    /// DRAFT: parts of the direct answer that show a code example, at most
+    /// (how-to questions and questions naming code; the first part may
+    /// show a second short one).
     pub answer_examples: usize,
     /// DRAFT: a part whose heading names the whole question scores this
     /// much more (× (1 + gain × share)).

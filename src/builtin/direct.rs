@@ -13,7 +13,7 @@ use super::analysis::{AnalyzedDoc, refers_back};
 use super::answering::Focus;
 use super::aspects::Aspect;
 use super::candidates::repeats;
-use super::parts::{Part, parts};
+use super::parts::{Part, SHORT_EXAMPLE_LINES, block_holds, examples, parts};
 use super::question::{Kind, answers_kind};
 use super::rarity::Weights;
 use super::score::{heading_coverage, sentence_support};
@@ -42,7 +42,7 @@ pub struct DirectSettings {
     pub per_part: usize,
     /// Words the quoted sentences hold at most (about).
     pub max_words: usize,
-    /// Code examples at most.
+    /// Parts that show a code example, at most (the first may show two).
     pub max_examples: usize,
     /// Score gained per unit of heading share.
     pub heading_gain: f64,
@@ -357,7 +357,8 @@ pub fn direct_answer(
     let wants_code = focus.kinds.contains(&Kind::How) || focus.aspects.iter().any(|a| a.forms.iter().any(|f| f.2));
     let wanted: Vec<&str> = focus.aspects.iter().flat_map(|a| a.key.iter().map(String::as_str)).collect();
     let mut pieces = Vec::new();
-    let mut examples = 0;
+    // Parts that showed an example.
+    let mut shown = 0;
     // Every sentence the answer quotes so far, by its words: a page can
     // say one sentence in two places, and a sentence quoted with the one
     // it leans on must not bring that one a second time.
@@ -400,25 +401,24 @@ pub fn direct_answer(
             relevant.extend((first..=last).flat_map(|k| an.sentences[k].stems.iter().map(String::as_str)));
         }
         pieces.extend(spans.into_iter().map(|(first, last)| Piece::Span { source: p.source, first, last }));
-        if !wants_code || examples >= s.max_examples || n >= 2 {
+        if !wants_code || shown >= s.max_examples || n >= 2 {
             continue;
         }
-        let found = super::parts::examples(an, &p.part, &relevant);
+        let found = examples(an, &p.part, &relevant);
         let Some(&block) = found.first() else { continue };
         let mut blocks = vec![block];
         // The part the answer opens with may show a second short example
         // that holds a term of the question, beside the first.
-        let short = |c: usize| an.code[c].lines <= super::parts::SHORT_EXAMPLE_LINES;
-        let asked = |c: usize| wanted.iter().any(|w| an.code[c].stems.binary_search_by(|t| t.as_str().cmp(w)).is_ok());
+        let short = |c: usize| an.code[c].lines <= SHORT_EXAMPLE_LINES;
         if n == 0
             && short(block)
-            && let Some(&second) = found.iter().skip(1).find(|&&c| short(c) && asked(c))
+            && let Some(&second) = found.iter().skip(1).find(|&&c| short(c) && block_holds(an, c, &wanted))
         {
             blocks.push(second);
             blocks.sort_unstable();
         }
         pieces.extend(blocks.into_iter().map(|block| Piece::Code { source: p.source, block }));
-        examples += 1;
+        shown += 1;
     }
     DirectAnswer { pieces }
 }

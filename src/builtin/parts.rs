@@ -72,10 +72,15 @@ pub fn examples(an: &AnalyzedDoc, part: &Part, wanted: &[&str]) -> Vec<usize> {
             let b = &an.code[c];
             (2..=MAX_EXAMPLE_LINES).contains(&b.lines) || b.lines == 1 && b.end - b.start <= 120
         })
-        .filter(|&c| wanted.iter().any(|w| an.code[c].stems.binary_search_by(|s| s.as_str().cmp(w)).is_ok()))
+        .filter(|&c| block_holds(an, c, wanted))
         .collect();
     found.sort_by_key(|&c| (an.code[c].lines, c));
     found
+}
+
+/// Whether code block `c` holds a stem of `wanted`.
+pub fn block_holds(an: &AnalyzedDoc, c: usize, wanted: &[&str]) -> bool {
+    wanted.iter().any(|w| an.code[c].stems.binary_search_by(|s| s.as_str().cmp(w)).is_ok())
 }
 
 #[cfg(test)]
