@@ -206,7 +206,7 @@ fn receiver_end(word: &str) -> Option<usize> {
             && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
     };
     let method = &rest[..rest.find('(')?];
-    (name(receiver) && name(method) && !method.is_empty()).then_some(dot)
+    (name(receiver) && name(method)).then_some(dot)
 }
 
 /// The question split at white space, except inside a code span, a
@@ -341,7 +341,8 @@ pub fn aspects(question: &str, stemmer: &mut Stemmer, weights: &Weights, max: us
         // A one-letter name (`x` in `for x in v`, `T` in `Vec<T>`) is a
         // placeholder: rare in any corpus, it names nothing a source says.
         // It is no key term beside a longer one.
-        let named = |s: &&String| s.chars().count() > 1 || stems.iter().all(|t| t.chars().count() <= 1);
+        let placeholders_only = stems.iter().all(|t| t.chars().count() <= 1);
+        let named = |s: &&String| placeholders_only || s.chars().count() > 1;
         let top = stems.iter().filter(named).map(|s| weights.of(s)).fold(0.0, f64::max);
         let key: Vec<String> = stems
             .iter()
