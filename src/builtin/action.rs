@@ -12,14 +12,15 @@
 use super::analysis::{Stemmer, is_stopword};
 use super::aspects::{Aspect, trim_word};
 use super::frame::{FrameWord, is_function_word, is_ing};
+use super::phrase::in_its_phrase;
 
 /// Who does the action: a verb follows them ("how do I turn", "can we
 /// spawn", "should you take"), or follows them after a modal or an adverb
 /// ("where I can ask for", "should I still use").
-const SUBJECTS: &[&str] = &["i", "you", "we", "they"];
+pub(super) const SUBJECTS: &[&str] = &["i", "you", "we", "they"];
 
 /// Words between a subject and its verb: modals and adverbs of focus and time.
-const BEFORE_VERB: &[&str] = &[
+pub(super) const BEFORE_VERB: &[&str] = &[
     "can", "could", "should", "must", "will", "would", "may", "might", "still", "only", "just", "also", "ever",
     "never", "always", "really", "actually",
 ];
@@ -73,13 +74,13 @@ pub const PARTICLES: &[&str] = &["back", "together", "apart", "away", "aside", "
 /// Subordinators, and the auxiliaries that open a question: a clause's
 /// subject follows them, then its verb ("whose keys come out", "even
 /// though the test passes", "must a trait follow").
-const CLAUSE_OPENERS: &[&str] = &[
+pub(super) const CLAUSE_OPENERS: &[&str] = &[
     "when", "whenever", "whose", "though", "if", "once", "until", "unless", "because", "while", "so", "which", "what",
     "do", "does", "did", "can", "could", "should", "must", "will", "would", "may", "might",
 ];
 
 /// Determiners between a clause opener and its subject ("though the test").
-const DETERMINERS: &[&str] =
+pub(super) const DETERMINERS: &[&str] =
     &["a", "an", "the", "my", "our", "your", "their", "its", "this", "that", "these", "those", "every", "each"];
 
 /// After a clause's subject, these are its verb ("when the pool is full"):
@@ -194,7 +195,7 @@ const NEGATED: &[&str] =
 const MODALS: &[&str] = &["can", "could", "should", "must", "will", "would", "may", "might"];
 
 /// Prepositions a verb with no object goes on with ("pop from the other").
-const PREPOSITIONS: &[&str] =
+pub(super) const PREPOSITIONS: &[&str] =
     &["from", "to", "into", "onto", "with", "at", "on", "in", "for", "over", "by", "through", "across", "without"];
 
 /// Whether word `i` is a verb by its place though no object follows it:
@@ -258,7 +259,7 @@ pub(super) fn head_actions(all: &[String], out: &mut [Aspect]) {
         });
         let Some(h) = host else {
             out[i].action = false;
-            out[i].heading = verb_phrase(all, from).or_else(|| negated(all, from));
+            out[i].heading = verb_phrase(all, from).or_else(|| negated(all, from)).or_else(|| in_its_phrase(all, from));
             continue;
         };
         if !headed[h] {

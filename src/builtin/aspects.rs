@@ -6,6 +6,7 @@
 use super::action::{PARTICLES, actions, circumstance, ends_on_its_verb, head_actions};
 use super::analysis::{Stemmer, is_identifier, is_stopword};
 use super::frame::{FrameWord, frame, is_function_word, is_name};
+use super::phrase::in_its_phrase;
 use super::rarity::Weights;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -370,7 +371,9 @@ pub fn aspects(question: &str, stemmer: &mut Stemmer, weights: &Weights, max: us
             position: r[0].position,
             parenthetical: r[0].in_parens,
             action: r.len() == 1 && r[0].action,
-            heading: without_particle(&all, &r).or_else(|| subject_of(&all, &r)),
+            heading: without_particle(&all, &r).or_else(|| subject_of(&all, &r)).or_else(|| {
+                (r.len() == 1 && !r[0].code && !r[0].action).then(|| in_its_phrase(&all, r[0].position)).flatten()
+            }),
         };
         // The same terms asked twice ("Rc and Arc … need Arc") are one aspect.
         let mut terms = aspect.key.clone();

@@ -24,6 +24,7 @@ mod draft;
 mod follow;
 mod frame;
 mod parts;
+mod phrase;
 mod plan;
 mod question;
 mod rarity;
