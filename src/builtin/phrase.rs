@@ -46,16 +46,16 @@ fn ends_no_clause(raw: &str) -> bool {
 /// clause's end, without a trailing preposition or determiner.
 fn forward(all: &[String], at: usize, lower: &dyn Fn(usize) -> String) -> Option<String> {
     let opens = |w: &str| PREPOSITIONS.contains(&w) || DETERMINERS.contains(&w) || w == "of";
-    if !ends_no_clause(&all[at]) || !(at + 1 < all.len() && opens(&lower(at + 1))) {
+    if !(ends_no_clause(&all[at]) && at + 1 < all.len() && opens(&lower(at + 1))) {
         return None;
     }
     let mut end = at;
-    for k in at + 1..all.len().min(at + 1 + FORWARD) {
+    for (k, raw) in all.iter().enumerate().skip(at + 1).take(FORWARD) {
         if PHRASE_ENDS.contains(&lower(k).as_str()) {
             break;
         }
         end = k;
-        if !ends_no_clause(&all[k]) {
+        if !ends_no_clause(raw) {
             break;
         }
     }
