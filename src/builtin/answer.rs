@@ -239,6 +239,21 @@ fn unheld_parts(aspects: &[Aspect], sources: &[Src<'_>], w: &Weights) -> Vec<Str
     out
 }
 
+/// The asked aspects no sentence of a kept source supports fully: when
+/// they are most of what is asked, the sources are about something else
+/// that shares a word or two with the question ("swap file on Ubuntu"
+/// against a page that builds for `riscv64/ubuntu`).
+fn held_nowhere(aspects: &[Aspect], sources: &[Src<'_>], w: &Weights) -> Vec<String> {
+    aspects
+        .iter()
+        .filter(|a| !a.related)
+        .filter(|a| {
+            !sources.iter().any(|s| (0..s.an.sentences.len()).any(|i| sentence_support(a, &s.an, i, w).full(a)))
+        })
+        .map(|a| a.label.clone())
+        .collect()
+}
+
 /// Whether `text` writes `name` as a name: the whole word, capitalised as
 /// given, where a sentence, heading or list item does not start.
 fn written_as_name(text: &str, name: &str) -> bool {
@@ -271,6 +286,9 @@ pub struct Judgement {
     /// Asked parts of a rare name that no kept sentence holds whole
     /// (`unheld_parts`).
     pub unheld: Vec<String>,
+    /// The asked aspects no kept sentence supports, when they are most of
+    /// what is asked (`held_nowhere`); empty otherwise.
+    pub nowhere: Vec<String>,
 }
 
 /// The draft's first block of text that is not a heading.
@@ -359,8 +377,21 @@ pub fn judge(draft: &Draft, asked: &[Aspect], sources: &[Src<'_>], w: &Weights) 
     let foreign = foreign_names(asked, sources, w);
     let needs = if w.big_corpus() { UNANSWERED_BELOW_BIG_CORPUS } else { UNANSWERED_BELOW };
     let unheld = unheld_parts(asked, sources, w);
-    let unanswered = best < needs || !foreign.is_empty() || !unheld.is_empty();
-    Judgement { relevance: joint * (0.6 + 0.4 * evidence), lead: joint, best, needs, unanswered, foreign, unheld }
+    let mut nowhere = held_nowhere(asked, sources, w);
+    if nowhere.len() * 2 <= asked.iter().filter(|a| !a.related).count() {
+        nowhere.clear();
+    }
+    let unanswered = best < needs || !foreign.is_empty() || !unheld.is_empty() || !nowhere.is_empty();
+    Judgement {
+        relevance: joint * (0.6 + 0.4 * evidence),
+        lead: joint,
+        best,
+        needs,
+        unanswered,
+        foreign,
+        unheld,
+        nowhere,
+    }
 }
 
 #[cfg(test)]
@@ -561,6 +592,28 @@ mod tests {
         let held = format!("{POOL}\nTokio's multi-threaded runtime starts one worker thread per core.\n");
         let j = judged_in(rare(), q, &[("Thread pools", &held)], quote);
         assert!(j.unheld.is_empty() && !j.unanswered, "{j:?}");
+    }
+
+    /// When most of what is asked is held by no sentence found, the
+    /// sources are about something else that shares a word with the
+    /// question; when most of it is held, they answer in part.
+    #[test]
+    fn most_of_the_question_held_nowhere_leaves_it_unanswered() {
+        let big = || Some(Arc::new(Common(50_000)) as Arc<dyn crate::builtin::Rarity>);
+        let q = "Which linker flags shrink a swap file?";
+        let linker =
+            "# Linking\n\nThe linker combines object files into one binary. A big binary makes the linker slow.\n";
+        let quote = "The linker combines object files into one binary.";
+        // The linker is held, but neither its flags nor a swap file: most
+        // of the question is held nowhere, though its best passage holds
+        // enough of its words to pass the coverage rule.
+        let j = judged_in(big(), q, &[("Linking", linker)], quote);
+        assert!(j.best >= j.needs && j.unanswered && j.nowhere.len() == 2, "{j:?}");
+        let swap = format!(
+            "{linker}\nWhen the linker runs out of memory, add swap. A swap file size of twice the memory is common.\n"
+        );
+        let j = judged_in(big(), q, &[("Linking", &swap)], quote);
+        assert!(j.nowhere.is_empty() && !j.unanswered, "{j:?}");
     }
 
     /// A capital where a sentence or clause of the question starts, or in a

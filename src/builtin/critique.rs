@@ -228,6 +228,14 @@ pub fn judge_answer(c: &mut Critique, j: Judgement) {
                 j.unheld.iter().map(|n| format!("“{n}”")).collect::<Vec<_>>().join(", ")
             ),
         ))
+    } else if !j.nowhere.is_empty() {
+        Some((
+            Severity::Critical,
+            format!(
+                "No source found holds {}: most of what the question asks is not what these sources cover.",
+                j.nowhere.iter().map(|n| format!("“{n}”")).collect::<Vec<_>>().join(", ")
+            ),
+        ))
     } else if j.unanswered {
         Some((
             Severity::Critical,
