@@ -32,6 +32,7 @@ mod related;
 mod release_notes;
 mod review;
 mod score;
+mod unanswered;
 mod write;
 
 use std::collections::HashMap;
