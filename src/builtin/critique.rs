@@ -212,12 +212,13 @@ fn in_context(
 pub fn judge_answer(c: &mut Critique, j: Judgement) {
     c.answer_relevance = Some((j.relevance * 1e4).round() / 1e4);
     c.unanswered = j.unanswered;
+    let quoted = |names: &[String]| names.iter().map(|n| format!("“{n}”")).collect::<Vec<_>>().join(", ");
     let issue = if !j.foreign.is_empty() {
         Some((
             Severity::Critical,
             format!(
                 "No source found mentions {}: the question is about what these sources do not cover.",
-                j.foreign.iter().map(|n| format!("“{n}”")).collect::<Vec<_>>().join(", ")
+                quoted(&j.foreign)
             ),
         ))
     } else if !j.unheld.is_empty() {
@@ -225,7 +226,7 @@ pub fn judge_answer(c: &mut Critique, j: Judgement) {
             Severity::Critical,
             format!(
                 "No source found holds {}: the question asks about a part of what these sources only name.",
-                j.unheld.iter().map(|n| format!("“{n}”")).collect::<Vec<_>>().join(", ")
+                quoted(&j.unheld)
             ),
         ))
     } else if !j.nowhere.is_empty() {
@@ -233,7 +234,7 @@ pub fn judge_answer(c: &mut Critique, j: Judgement) {
             Severity::Critical,
             format!(
                 "No source found holds {}: most of what the question asks is not what these sources cover.",
-                j.nowhere.iter().map(|n| format!("“{n}”")).collect::<Vec<_>>().join(", ")
+                quoted(&j.nowhere)
             ),
         ))
     } else if j.unanswered {
