@@ -147,6 +147,21 @@ async fn a_dead_provider_is_not_searched_rather_than_answered() {
     assert_eq!(out.state.confidence, 0.0);
 }
 
+/// Sources were kept but none answers and nothing was drafted: the lead
+/// alone is the report, and no writer is asked for a report that would
+/// cite nothing (which was then refused as an error of WRITE).
+#[tokio::test]
+async fn kept_sources_that_do_not_answer_end_with_the_lead_and_no_write_error() {
+    let turn = Turn { cite: 0, unanswered: true, relevance: Some(0.0), ..Turn::coverage(0, 2) };
+    let p = ScriptedProvider::new("scripted", corpus(6));
+    let out = Harness::new(settings(1), ScriptedReasoner::new(vec![turn]), p).run("widgets").await;
+    let report = out.state.report.as_ref().unwrap();
+    assert_eq!(report.answer, AnswerStatus::Unanswered);
+    assert!(report.markdown.contains("The sources found do not answer"), "{}", report.markdown);
+    assert!(out.state.sources.iter().any(|s| s.kept()), "sources were kept");
+    assert!(out.state.errors.is_empty(), "{:?}", out.state.errors);
+}
+
 #[tokio::test]
 async fn the_session_confidence_is_the_confidence_of_the_draft_the_report_was_written_from() {
     // Iteration 1 scores best; iteration 2, citing fewer sources, is last.

@@ -148,6 +148,8 @@ pub struct Turn {
     pub same_draft: bool,
     /// The critic's answer relevance (`None`: not judged).
     pub relevance: Option<f64>,
+    /// The critic finds that the sources do not answer.
+    pub unanswered: bool,
 }
 
 impl Turn {
@@ -161,6 +163,7 @@ impl Turn {
             fabricate: false,
             same_draft: false,
             relevance: Some(0.9),
+            unanswered: false,
         }
     }
 }
@@ -314,7 +317,7 @@ impl Reasoner for ScriptedReasoner {
             }),
             dimensions: None,
             answer_relevance: turn.relevance,
-            unanswered: false,
+            unanswered: turn.unanswered,
         };
         self.reply(Role::Critique, critique)
     }

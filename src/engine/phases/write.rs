@@ -44,7 +44,11 @@ impl Engine {
             caveats.push(t.caveat());
         }
         // With no source to write from, no model call: the lead says why.
-        let nothing_to_cite = draft.as_ref().is_none_or(|d| d.cited_sources().is_empty()) && !self.has_usable_source();
+        // Nor when the sources do not answer and nothing was drafted: the
+        // lead alone is then the body, whatever a writer would write.
+        let lead_alone = !has_material && answer_lead(&self.state, status, false).is_some();
+        let nothing_to_cite =
+            lead_alone || (draft.as_ref().is_none_or(|d| d.cited_sources().is_empty()) && !self.has_usable_source());
         let (body, claims) = if stop == StopReason::Cancelled || draft.is_none() || nothing_to_cite {
             (fallback_body(draft.as_ref()), draft.map(|d| d.claims).unwrap_or_default())
         } else {
