@@ -10,7 +10,7 @@
 //! action in "how do I sort a Vec" and a topic in "is sort stable?".
 
 use super::analysis::{Stemmer, is_stopword};
-use super::aspects::{Aspect, trim_word};
+use super::aspects::{Aspect, trim_word, unpunctuated};
 use super::frame::{FrameWord, is_function_word, is_ing};
 use super::phrase::in_its_phrase;
 
@@ -109,7 +109,7 @@ pub(super) fn ends_on_its_verb(all: &[String], first: usize, last: usize) -> boo
     let opens = match before {
         Some(b) => {
             let w = &all[b];
-            let ends = trim_word(w).len() != w.len();
+            let ends = !unpunctuated(w);
             (!ends && CLAUSE_OPENERS.contains(&w.to_lowercase().as_str())) || (determined && ends)
         }
         // "My debug builds run too slowly": a sentence opening on its subject.
@@ -149,7 +149,7 @@ const CIRCUMSTANCES: &[&str] = &["without", "after", "before", "while", "when", 
 /// ("can I optimize the dependencies while keeping …").
 pub(super) fn circumstance(all: &[String], position: usize) -> bool {
     let prev = position.checked_sub(1).and_then(|p| all.get(p));
-    prev.is_some_and(|p| trim_word(p).len() == p.len() && CIRCUMSTANCES.contains(&p.to_lowercase().as_str()))
+    prev.is_some_and(|p| unpunctuated(p) && CIRCUMSTANCES.contains(&p.to_lowercase().as_str()))
 }
 
 /// Which of `words` are actions (same length as `words`); `framed` marks the
@@ -255,7 +255,7 @@ pub(super) fn head_actions(all: &[String], out: &mut [Aspect]) {
         let from = out[i].position;
         let host = host.filter(|&h| {
             let to = out[h].position;
-            to > from && to - from <= ACTION_REACH + 1 && all[from..to].iter().all(|w| trim_word(w).len() == w.len())
+            to > from && to - from <= ACTION_REACH + 1 && all[from..to].iter().all(|w| unpunctuated(w))
         });
         let Some(h) = host else {
             out[i].action = false;
@@ -303,7 +303,7 @@ fn verb_phrase(all: &[String], from: usize) -> Option<String> {
 fn negated(all: &[String], from: usize) -> Option<String> {
     let before = all.get(from.checked_sub(1)?)?;
     let lower = before.to_lowercase().replace('’', "'");
-    (trim_word(before).len() == before.len() && (lower == "not" || NEGATED.contains(&lower.as_str())))
+    (unpunctuated(before) && (lower == "not" || NEGATED.contains(&lower.as_str())))
         .then(|| format!("{before} {}", trim_word(&all[from])))
 }
 

@@ -235,6 +235,12 @@ pub(super) fn question_words(text: &str) -> Vec<String> {
     out
 }
 
+/// Whether `raw` has no punctuation around it (`trim_word` leaves it
+/// whole): it ends no clause and opens no quote or parenthesis.
+pub(super) fn unpunctuated(raw: &str) -> bool {
+    trim_word(raw).len() == raw.len()
+}
+
 /// A word without the punctuation around it; a closing parenthesis stays
 /// when the word opened it (`v.iter()`).
 pub(super) fn trim_word(raw: &str) -> &str {
@@ -420,7 +426,7 @@ fn without_particle(all: &[String], run: &[&Word]) -> Option<String> {
         return Some(rest.iter().map(|w| w.surface.as_str()).collect::<Vec<_>>().join(" "));
     }
     // Back over the verb's object pronoun to the verb ("build them").
-    let clause = |w: &String| trim_word(w).len() == w.len();
+    let clause = |w: &String| unpunctuated(w);
     let from = (last.position.saturating_sub(3)..last.position)
         .rev()
         .take_while(|&k| clause(&all[k]))

@@ -6,7 +6,7 @@
 //! or a preposition: "my function", "of an array") keeps its label.
 
 use super::action::{BEFORE_VERB, CLAUSE_OPENERS, DETERMINERS, PREPOSITIONS, SUBJECTS};
-use super::aspects::trim_word;
+use super::aspects::{trim_word, unpunctuated};
 
 /// At most this many words follow the word in its phrase.
 const FORWARD: usize = 4;
@@ -30,15 +30,11 @@ pub(super) fn in_its_phrase(all: &[String], at: usize) -> Option<String> {
     }
     let lower = |k: usize| trim_word(&all[k]).to_lowercase().replace('’', "'");
     // A noun by its place: "my function", "the length of", "in a match".
-    let prev = at.checked_sub(1).filter(|&p| ends_no_clause(&all[p])).map(lower);
+    let prev = at.checked_sub(1).filter(|&p| unpunctuated(&all[p])).map(lower);
     if prev.as_deref().is_some_and(|p| DETERMINERS.contains(&p) || PREPOSITIONS.contains(&p) || p == "of") {
         return None;
     }
     forward(all, at, &lower).or_else(|| backward(all, at, &lower))
-}
-
-fn ends_no_clause(raw: &str) -> bool {
-    trim_word(raw).len() == raw.len()
 }
 
 /// The word and what follows it when a preposition or a determiner does
@@ -46,7 +42,7 @@ fn ends_no_clause(raw: &str) -> bool {
 /// clause's end, without a trailing preposition or determiner.
 fn forward(all: &[String], at: usize, lower: &dyn Fn(usize) -> String) -> Option<String> {
     let opens = |w: &str| PREPOSITIONS.contains(&w) || DETERMINERS.contains(&w) || w == "of";
-    if !(ends_no_clause(&all[at]) && at + 1 < all.len() && opens(&lower(at + 1))) {
+    if !(unpunctuated(&all[at]) && at + 1 < all.len() && opens(&lower(at + 1))) {
         return None;
     }
     let mut end = at;
@@ -55,7 +51,7 @@ fn forward(all: &[String], at: usize, lower: &dyn Fn(usize) -> String) -> Option
             break;
         }
         end = k;
-        if !ends_no_clause(raw) {
+        if !unpunctuated(raw) {
             break;
         }
     }
@@ -69,7 +65,7 @@ fn forward(all: &[String], at: usize, lower: &dyn Fn(usize) -> String) -> Option
 /// at its clause's end or before another phrase: the subject with the
 /// words before it in the clause ("every time I save", "it's only compiled").
 fn backward(all: &[String], at: usize, lower: &dyn Fn(usize) -> String) -> Option<String> {
-    let ends = !ends_no_clause(&all[at]) || at + 1 == all.len() || PHRASE_ENDS.contains(&lower(at + 1).as_str());
+    let ends = !unpunctuated(&all[at]) || at + 1 == all.len() || PHRASE_ENDS.contains(&lower(at + 1).as_str());
     if !ends {
         return None;
     }
@@ -78,14 +74,13 @@ fn backward(all: &[String], at: usize, lower: &dyn Fn(usize) -> String) -> Optio
     if BEFORE_VERB.contains(&lower(k).as_str()) && !subject(&lower(k)) {
         k = k.checked_sub(1)?;
     }
-    if !ends_no_clause(&all[k]) || !subject(&lower(k)) {
+    if !unpunctuated(&all[k]) || !subject(&lower(k)) {
         return None;
     }
     let mut from = k;
     while from > 0 && k - (from - 1) <= BEFORE_SUBJECT {
         let w = lower(from - 1);
-        if !ends_no_clause(&all[from - 1]) || CLAUSE_OPENERS.contains(&w.as_str()) || PHRASE_ENDS.contains(&w.as_str())
-        {
+        if !unpunctuated(&all[from - 1]) || CLAUSE_OPENERS.contains(&w.as_str()) || PHRASE_ENDS.contains(&w.as_str()) {
             break;
         }
         from -= 1;
