@@ -13,6 +13,7 @@ mod analysis;
 mod answer;
 mod answering;
 mod aspects;
+mod avoided;
 mod bridge;
 mod candidates;
 mod clusters;

@@ -9,7 +9,8 @@ use std::collections::{HashMap, HashSet};
 
 use super::Src;
 use super::analysis::{Stemmer, is_stopword};
-use super::aspects::Aspect;
+use super::aspects::{Aspect, question_words};
+use super::avoided::avoided;
 use super::rarity::Weights;
 use crate::engine::imported::is_imported_constraint;
 use crate::engine::model::{AspectKind, PlannedQuery, Reflection, Strategy};
@@ -115,6 +116,17 @@ pub fn first_plan(
     let labels: Vec<&str> = aspects.iter().map(|a| a.label.as_str()).collect();
     let parts: Vec<&str> = aspects.iter().filter(|a| !a.label.contains(" vs ")).map(|a| a.label.as_str()).collect();
     qs.push(&parts.join(" "), "the whole question".into(), None);
+    // What the asker wants to do without names what the answer replaces:
+    // the question without it is searched too, when two things are left.
+    let avoided = avoided(&question_words(&ctx.question));
+    let wanted: Vec<&Aspect> = aspects
+        .iter()
+        .filter(|a| !a.label.contains(" vs ") && !avoided.get(a.position).copied().unwrap_or(false))
+        .collect();
+    if wanted.len() < parts.len() && wanted.iter().filter(|a| !a.action).count() >= 2 {
+        let labels: Vec<&str> = wanted.iter().map(|a| a.label.as_str()).collect();
+        qs.push(&labels.join(" "), "the question without what the asker would do without".into(), None);
+    }
     // The question less one of its lighter words at a time: each variant
     // reorders the results, so together they reach deeper than one query.
     let words: Vec<&str> = parts.iter().flat_map(|p| p.split_whitespace()).collect();

@@ -74,3 +74,25 @@ async fn a_follow_ups_queries_stay_short() {
         assert!(!q.text.contains("heterogeneous"), "a finding's word reached a query: {}", q.text);
     }
 }
+
+fn queries_of(question: &str) -> Vec<String> {
+    let reasoner = BuiltinReasoner::new(Default::default(), None, 0.0);
+    let ctx = PlanContext { question: question.into(), ..plan_context(Vec::new()) };
+    let plan = futures::executor::block_on(reasoner.plan(ctx)).unwrap().value;
+    plan.queries.into_iter().map(|q| q.text).collect()
+}
+
+/// "… without wrapping everything in Arc": what the asker would do without
+/// names what the answer replaces, so the question is searched without it
+/// too, right after the whole question; the aspects stay.
+#[test]
+fn what_the_asker_would_do_without_is_left_out_of_one_query() {
+    let qs = queries_of("Can I spawn threads that borrow local variables without wrapping everything in Arc?");
+    assert!(qs[0].contains("Arc"), "the whole question first: {qs:?}");
+    assert!(qs[1].contains("spawn threads") && qs[1].contains("borrow local variables"), "{qs:?}");
+    assert!(!qs[1].contains("Arc") && !qs[1].contains("wrapping"), "{qs:?}");
+    assert!(qs.iter().any(|q| q.starts_with("Arc")), "Arc stays an aspect of its own: {qs:?}");
+    // With one thing left ("compile"), "std" is what is asked.
+    let qs = queries_of("Can I compile without std?");
+    assert!(qs[1].contains("std"), "{qs:?}");
+}
