@@ -11,7 +11,7 @@ use super::extract::SkipReason;
 
 /// Bumped whenever extraction, the schema or the manifest changes meaning:
 /// an index of another version is rebuilt.
-pub const INDEX_VERSION: u32 = 5;
+pub const INDEX_VERSION: u32 = 6;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "state", content = "reason")]

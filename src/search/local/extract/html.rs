@@ -41,6 +41,9 @@ const SKIP_CLASSES: &[&[u8]] = &[
     b"notable-traits",
     b"tooltip",
     b"out-of-band",
+    // The Reference's link to a rule's own id (`[items.traits.dyn-compatible.intro]`):
+    // an anchor, and between two list items it would split the list.
+    b"rule-link",
 ];
 
 const SKIP_IDS: &[&[u8]] = &[b"copy-path", b"mdbook-help-container", b"mdbook-sidebar", b"rustdoc-toc", b"search"];
@@ -146,12 +149,17 @@ struct State<'p> {
     links: Vec<String>,
     /// Links inside the heading being read.
     heading_links: Vec<String>,
+    /// A list item opened and its text is not written yet: the next
+    /// paragraph is written as a Markdown item (`- …`), so that a list
+    /// reads as one, as it does from a Markdown page.
+    item: bool,
 }
 
 impl State<'_> {
     fn flush_para(&mut self) {
         let text = self.para.take();
         if !text.trim().is_empty() {
+            let text = if std::mem::take(&mut self.item) { format!("- {}", text.trim_start()) } else { text };
             self.current.blocks.push(Block::Para(text));
         }
     }
@@ -249,6 +257,9 @@ impl State<'_> {
             self.para.push(' ');
         } else if is(name, BLOCKS) && self.pre.is_none() && self.heading.is_none() {
             self.flush_para();
+            if name.eq_ignore_ascii_case(b"li") {
+                self.item = true;
+            }
         }
         None
     }
@@ -304,6 +315,10 @@ impl State<'_> {
             self.inline_mark();
         } else if is(name, BLOCKS) && self.pre.is_none() && self.heading.is_none() {
             self.flush_para();
+            // An empty item leaves no mark on what follows its list.
+            if name.eq_ignore_ascii_case(b"ul") || name.eq_ignore_ascii_case(b"ol") {
+                self.item = false;
+            }
         }
     }
 
@@ -375,6 +390,7 @@ fn extract_region(html: &str, rel_path: &str, region: &'static [u8]) -> Result<E
         pending_id: None,
         links: Vec::new(),
         heading_links: Vec::new(),
+        item: false,
     };
     for token in Scanner::new(html.as_bytes()) {
         match token {
@@ -405,5 +421,45 @@ pub fn extract_html(html: &str, rel_path: &str) -> Extracted {
     match extract_region(html, rel_path, b"article") {
         Ok(out) => out,
         Err(head) => super::readable::extract_readable(html, head),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rendered(body: &str) -> String {
+        let html = format!("<html><head><title>T</title></head><body><main>{body}</main></body></html>");
+        match extract_html(&html, "a.html") {
+            Extracted::Page(p) => p.render(),
+            other => panic!("not a page: {other:?}"),
+        }
+    }
+
+    /// A list reads as one, as from a Markdown page: each item a `- ` line,
+    /// its nested list's items too, and the paragraph after it is no item.
+    #[test]
+    fn list_items_are_written_as_items() {
+        let text = rendered(
+            "<h2 id=\"x\">Use a map when:</h2><ul><li>You want it <code>sorted</code>.</li>\
+             <li><p>You want a range.</p></li><li>Outer<ul><li>inner</li></ul></li><li></li></ul><p>After.</p>",
+        );
+        assert!(
+            text.ends_with(
+                "## Use a map when:\n\n- You want it `sorted`.\n\n- You want a range.\n\n- Outer\n\n- inner\n\nAfter.\n"
+            ),
+            "{text}"
+        );
+    }
+
+    /// The Reference's rule ids between a sentence and its list items are
+    /// anchors, not text.
+    #[test]
+    fn a_rules_own_link_is_no_text() {
+        let text = rendered(
+            "<p>A trait is dyn compatible if:</p><div class=\"rule\" id=\"r-a.b\"><a class=\"rule-link\" \
+             href=\"#r-a.b\"><span>[a.b]</span></a></div><ul><li>All supertraits are.</li></ul>",
+        );
+        assert!(text.ends_with("A trait is dyn compatible if:\n\n- All supertraits are.\n"), "{text}");
     }
 }
