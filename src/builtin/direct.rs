@@ -271,6 +271,33 @@ fn list_span(an: &AnalyzedDoc, text: &str, part: &Part, i: usize) -> Option<(usi
     Some((intro, last.max(i)))
 }
 
+/// The list a chosen sentence introduces ("In method signatures there is
+/// another rule:", with or without its colon), or the list right after a
+/// part's opening with the sentence introducing it ("A dyn-compatible
+/// trait can be … A trait is dyn compatible if it has the following
+/// qualities:"): an introduction says what is listed, the list says it.
+fn list_introduced(an: &AnalyzedDoc, text: &str, part: &Part, i: usize) -> Option<(usize, usize)> {
+    let introduces = |k: usize| {
+        k + 1 < part.sentences.end
+            && !an.sentences[k].item
+            && an.sentences[k + 1].item
+            && !an.sentence_text(text, k).trim_end().ends_with(['.', '!', '?'])
+    };
+    let opening = part.sentences.clone().find(|&k| an.sentences[k].quotable)?;
+    let intro = if introduces(i) {
+        i
+    } else if i == opening && introduces(i + 1) {
+        i + 1
+    } else {
+        return None;
+    };
+    let mut last = intro + 1;
+    while last + 1 < part.sentences.end && an.sentences[last + 1].item && last + 1 - intro <= LIST_ITEMS {
+        last += 1;
+    }
+    Some((intro, last))
+}
+
 /// A sentence of a weighed part, with its worth as an answer.
 struct Pick {
     part: usize,
@@ -374,6 +401,8 @@ pub fn direct_answer(
             let (mut first, mut last) = (i, i);
             if let Some((a, b)) = list_span(an, &src.doc.text, &p.part, i) {
                 (first, last) = (a, b);
+            } else if let Some((_, b)) = list_introduced(an, &src.doc.text, &p.part, i) {
+                last = b;
             } else if refers_back(an.sentence_text(&src.doc.text, i))
                 && i > p.part.sentences.start
                 && an.sentences[i - 1].paragraph == an.sentences[i].paragraph

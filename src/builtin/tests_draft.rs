@@ -302,3 +302,25 @@ async fn the_answering_part_shows_its_two_short_examples_and_both_verify() {
     let v = crate::engine::citations::verify(&draft.markdown, &draft.claims, &|_| Some(&checked));
     assert!(v.unsupported.is_empty(), "{v:?}");
 }
+
+/// A section that opens on a definition and lists its conditions answers
+/// in the list: the list after the opening comes with it, and a sentence
+/// that introduces a list (no colon, as the page has it) brings its items.
+#[tokio::test]
+async fn the_list_after_an_answering_opening_is_quoted_with_it() {
+    let text = "# Traits\n\n## Shareable traits\n\nA shareable trait can be the base of a handle. \
+                A trait is shareable if it has the following qualities:\n\n\
+                - Every method takes its receiver by reference.\n\n\
+                - No method has type parameters.\n\n\
+                For methods there is another rule\n\n\
+                - A method that returns `Self` must require `Self: Sized`.\n";
+    let opening =
+        first("What rules must a trait follow to be shareable?", vec![doc(1, "Traits", text)], Default::default())
+            .await;
+    assert!(opening.contains("A shareable trait can be the base of a handle."), "{opening}");
+    assert!(opening.contains("No method has type parameters."), "the list after the opening: {opening}");
+    let rule =
+        first("What is the rule for methods of a shareable trait?", vec![doc(1, "Traits", text)], Default::default())
+            .await;
+    assert!(rule.contains("`Self: Sized`"), "the item the sentence introduces: {rule}");
+}
