@@ -159,6 +159,9 @@ async fn kept_sources_that_do_not_answer_end_with_the_lead_and_no_write_error() 
     assert_eq!(report.answer, AnswerStatus::Unanswered);
     assert!(report.markdown.contains("The sources found do not answer"), "{}", report.markdown);
     assert!(out.state.sources.iter().any(|s| s.kept()), "sources were kept");
+    // The lead says what was found: kept sources that hold nothing to quote, not "no source".
+    assert!(report.markdown.contains("kept hold no passage that answers it"), "{}", report.markdown);
+    assert!(!report.markdown.contains("no usable source was found"), "{}", report.markdown);
     assert!(out.state.errors.is_empty(), "{:?}", out.state.errors);
 }
 

@@ -32,7 +32,13 @@ pub fn answer_lead(state: &SessionState, status: AnswerStatus, has_material: boo
             "The sources found do not answer “{q}”. The closest material found follows; it is not an answer to the question."
         )),
         AnswerStatus::Unanswered => {
-            Some(format!("The sources found do not answer “{q}”: no usable source was found to draft from."))
+            // Sources kept with nothing to quote are not "no source found".
+            let why = match state.sources.iter().filter(|s| s.kept()).count() {
+                0 => "no usable source was found to draft from".to_string(),
+                1 => "the one source kept holds no passage that answers it".to_string(),
+                n => format!("the {n} sources kept hold no passage that answers it"),
+            };
+            Some(format!("The sources found do not answer “{q}”: {why}."))
         }
         AnswerStatus::NotSearched => {
             let why = state
