@@ -420,18 +420,13 @@ fn covers(src: &Src<'_>, i: usize, a: &Aspect, w: &Weights) -> bool {
 }
 
 /// Section headings in sentence case, with a lone symbol in code (`?`).
+/// A code span with spaces (`` `foo = "0.2"` ``) is one word: its `=` is
+/// no lone symbol.
 pub fn heading_label(label: &str) -> String {
-    let words: Vec<String> =
-        label
-            .split_whitespace()
-            .map(|w| {
-                if w.chars().any(char::is_alphanumeric) || w.starts_with('`') {
-                    w.to_string()
-                } else {
-                    format!("`{w}`")
-                }
-            })
-            .collect();
+    let words: Vec<String> = super::aspects::question_words(label)
+        .into_iter()
+        .map(|w| if w.chars().any(char::is_alphanumeric) || w.starts_with('`') { w } else { format!("`{w}`") })
+        .collect();
     let mut s = words.join(" ");
     if let Some(first) = s.chars().next().filter(|c| c.is_lowercase()) {
         s.replace_range(..first.len_utf8(), &first.to_uppercase().to_string());

@@ -324,3 +324,12 @@ async fn the_list_after_an_answering_opening_is_quoted_with_it() {
             .await;
     assert!(rule.contains("`Self: Sized`"), "the item the sentence introduces: {rule}");
 }
+
+/// A section heading keeps a code span with spaces whole; a lone symbol
+/// still reads as code.
+#[test]
+fn a_heading_keeps_a_code_span_with_spaces_whole() {
+    use super::draft::heading_label;
+    assert_eq!(heading_label("write `foo = \"0.2\"`"), "Write `foo = \"0.2\"`");
+    assert_eq!(heading_label("? operator convert"), "`?` operator convert");
+}
