@@ -272,10 +272,10 @@ fn list_span(an: &AnalyzedDoc, text: &str, part: &Part, i: usize) -> Option<(usi
 }
 
 /// The list a chosen sentence introduces ("In method signatures there is
-/// another rule:", with or without its colon), or the list right after a
-/// part's opening with the sentence introducing it ("A dyn-compatible
-/// trait can be … A trait is dyn compatible if it has the following
-/// qualities:"): an introduction says what is listed, the list says it.
+/// another rule:", with or without its colon), or the list the next
+/// sentence introduces, with that sentence ("A dyn-compatible trait can be
+/// … A trait is dyn compatible if it has the following qualities:"): an
+/// introduction says what is listed, the list says it.
 fn list_introduced(an: &AnalyzedDoc, text: &str, part: &Part, i: usize) -> Option<(usize, usize)> {
     let introduces = |k: usize| {
         k + 1 < part.sentences.end
@@ -283,14 +283,7 @@ fn list_introduced(an: &AnalyzedDoc, text: &str, part: &Part, i: usize) -> Optio
             && an.sentences[k + 1].item
             && !an.sentence_text(text, k).trim_end().ends_with(['.', '!', '?'])
     };
-    let opening = part.sentences.clone().find(|&k| an.sentences[k].quotable)?;
-    let intro = if introduces(i) {
-        i
-    } else if i == opening && introduces(i + 1) {
-        i + 1
-    } else {
-        return None;
-    };
+    let intro = [i, i + 1].into_iter().find(|&k| introduces(k))?;
     let mut last = intro + 1;
     while last + 1 < part.sentences.end && an.sentences[last + 1].item && last + 1 - intro <= LIST_ITEMS {
         last += 1;

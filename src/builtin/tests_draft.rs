@@ -323,6 +323,12 @@ async fn the_list_after_an_answering_opening_is_quoted_with_it() {
         first("What is the rule for methods of a shareable trait?", vec![doc(1, "Traits", text)], Default::default())
             .await;
     assert!(rule.contains("`Self: Sized`"), "the item the sentence introduces: {rule}");
+    // Not only after a part's opening: a chosen sentence brings the list the next one introduces.
+    let text = "# Handles\n\n## Sharing\n\nHandles are cheap to copy. A handle can be sent across threads \
+                when its trait is shareable. That holds when\n\n- the trait has no generic methods.\n";
+    let sent =
+        first("When can a handle be sent across threads?", vec![doc(1, "Handles", text)], Default::default()).await;
+    assert!(sent.contains("the trait has no generic methods."), "{sent}");
 }
 
 /// A section heading keeps a code span with spaces whole; a lone symbol
