@@ -109,7 +109,7 @@ fn words(all: &[String], stemmer: &mut Stemmer) -> Vec<Word> {
             in_parens = true;
         }
         let trimmed = trim_word(raw);
-        let ends_clause = raw.len() != trimmed.len() && raw.ends_with([',', ';', ':', '.', '!', ')', '?']);
+        let ends_clause = ends_clause(raw);
         if trimmed.is_empty() {
             // A symbol on its own, like the `?` in "the ? operator".
             let sym = raw.trim_matches(|c: char| c == ',' || c == '"');
@@ -241,6 +241,12 @@ pub(super) fn unpunctuated(raw: &str) -> bool {
     trim_word(raw).len() == raw.len()
 }
 
+/// Whether `raw` ends a clause: punctuation after the word (a comma, a
+/// semicolon, a colon, a closing parenthesis, the sentence's end).
+pub(super) fn ends_clause(raw: &str) -> bool {
+    !unpunctuated(raw) && raw.ends_with([',', ';', ':', '.', '!', ')', '?'])
+}
+
 /// A word without the punctuation around it; a closing parenthesis stays
 /// when the word opened it (`v.iter()`).
 pub(super) fn trim_word(raw: &str) -> &str {
@@ -294,7 +300,7 @@ fn frame_of(all: &[String], stemmer: &mut Stemmer) -> (Vec<bool>, Vec<bool>) {
             FrameWord {
                 lower: bare.to_lowercase(),
                 name: is_name(bare, if opens_sentence || title { 0 } else { position }, code),
-                ends_clause: raw.len() != trimmed.len() && raw.ends_with([',', ';', ':', '.', '!', ')', '?']),
+                ends_clause: ends_clause(raw),
             }
         })
         .collect();

@@ -4,7 +4,7 @@
 //! not what it is about: searched, it leads to the pages of the thing the
 //! asker is trying to leave (`Arc`, `HashMap::get`).
 
-use super::aspects::trim_word;
+use super::aspects::{ends_clause, trim_word};
 
 /// Which of the question's words (`aspects::question_words`) stand in a
 /// clause opened by "without": from the word after it to the clause's end
@@ -15,7 +15,7 @@ pub(super) fn avoided(all: &[String]) -> Vec<bool> {
     let mut inside = false;
     for (i, raw) in all.iter().enumerate() {
         out[i] = inside;
-        let ends = trim_word(raw).len() != raw.len() && raw.ends_with([',', ';', ':', '.', '!', '?', ')']);
+        let ends = ends_clause(raw);
         if inside && ends {
             inside = false;
         } else if trim_word(raw).eq_ignore_ascii_case("without") && !ends {

@@ -264,11 +264,17 @@ fn list_span(an: &AnalyzedDoc, text: &str, part: &Part, i: usize) -> Option<(usi
     if !an.sentence_text(text, intro).trim_end().ends_with(':') {
         return None;
     }
+    Some((intro, list_end(an, part, first).max(i)))
+}
+
+/// The last item quoted of the list whose first item is `first`: at most
+/// `LIST_ITEMS` items, within the part.
+fn list_end(an: &AnalyzedDoc, part: &Part, first: usize) -> usize {
     let mut last = first;
-    while last + 1 < part.sentences.end && sents[last + 1].item && last + 1 - first < LIST_ITEMS {
+    while last + 1 < part.sentences.end && an.sentences[last + 1].item && last + 1 - first < LIST_ITEMS {
         last += 1;
     }
-    Some((intro, last.max(i)))
+    last
 }
 
 /// The list a chosen sentence introduces ("In method signatures there is
@@ -284,11 +290,7 @@ fn list_introduced(an: &AnalyzedDoc, text: &str, part: &Part, i: usize) -> Optio
             && !an.sentence_text(text, k).trim_end().ends_with(['.', '!', '?'])
     };
     let intro = [i, i + 1].into_iter().find(|&k| introduces(k))?;
-    let mut last = intro + 1;
-    while last + 1 < part.sentences.end && an.sentences[last + 1].item && last + 1 - intro <= LIST_ITEMS {
-        last += 1;
-    }
-    Some((intro, last))
+    Some((intro, list_end(an, part, intro + 1)))
 }
 
 /// A sentence of a weighed part, with its worth as an answer.
