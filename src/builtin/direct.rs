@@ -248,6 +248,11 @@ fn weigh(sources: &[Src<'_>], focus: &Focus<'_>, question: &str, w: &Weights, s:
 /// Items of a list quoted with the sentence introducing it, at most.
 const LIST_ITEMS: usize = 5;
 
+/// How many sentences after a quoted one may introduce the list quoted
+/// with it: the next, or the one after within its paragraph. Further on,
+/// the paragraph says something else before it lists.
+const INTRODUCTION_REACH: usize = 2;
+
 /// The list a chosen item belongs to, with the sentence introducing it
 /// ("… these families of methods:"), as one span: the items alone do not
 /// say what they list.
@@ -278,9 +283,11 @@ fn list_end(an: &AnalyzedDoc, part: &Part, first: usize) -> usize {
 }
 
 /// The list a chosen sentence introduces ("In method signatures there is
-/// another rule:", with or without its colon), or the list the next
-/// sentence introduces, with that sentence ("A dyn-compatible trait can be
-/// … A trait is dyn compatible if it has the following qualities:"): an
+/// another rule:", with or without its colon), or the list a sentence
+/// after it introduces, with the sentences up to it ("A dyn-compatible
+/// trait can be … A trait is dyn compatible if it has the following
+/// qualities:"; "Rust includes tooling to … It will update your source
+/// code … Briefly, the steps to update to the next edition are:"): an
 /// introduction says what is listed, the list says it.
 fn list_introduced(an: &AnalyzedDoc, text: &str, part: &Part, i: usize) -> Option<(usize, usize)> {
     let introduces = |k: usize| {
@@ -289,7 +296,12 @@ fn list_introduced(an: &AnalyzedDoc, text: &str, part: &Part, i: usize) -> Optio
             && an.sentences[k + 1].item
             && !an.sentence_text(text, k).trim_end().ends_with(['.', '!', '?'])
     };
-    let intro = [i, i + 1].into_iter().find(|&k| introduces(k))?;
+    // The next sentence may start a paragraph of its own (a heading's
+    // introduction); the one after that belongs to the quoted sentence's
+    // paragraph, as its ending.
+    let leads = |k: usize| k <= i + 1 || an.sentences[k].paragraph == an.sentences[i].paragraph;
+    let intro =
+        (i..=i + INTRODUCTION_REACH).take_while(|&k| k < part.sentences.end && leads(k)).find(|&k| introduces(k))?;
     Some((intro, list_end(an, part, intro + 1)))
 }
 

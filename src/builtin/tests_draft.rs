@@ -331,6 +331,23 @@ async fn the_list_after_an_answering_opening_is_quoted_with_it() {
     assert!(sent.contains("the trait has no generic methods."), "{sent}");
 }
 
+/// A part's opening whose paragraph ends by introducing steps brings the
+/// steps, with the sentences between: the opening says a tool does it,
+/// the steps say how.
+#[tokio::test]
+async fn the_steps_the_openings_paragraph_introduces_are_quoted_with_it() {
+    let text = "# Eras\n\n## Moving a project to a new era\n\nThe toolchain can move a project from one era to the next. \
+                It rewrites your source so that it builds afterwards. Briefly, the steps are:\n\n\
+                - Run `upgrade fix` on the workspace.\n\n\
+                - Set the `edition` key in the manifest.\n\n\
+                Moving a project to a new era can break code that relies on old rules. \
+                A project keeps its old era until it is moved to a newer era.\n";
+    let q = "How do I move my project to a newer era?";
+    let opening = first(q, vec![doc(1, "Eras", text)], Default::default()).await;
+    assert!(opening.contains("The toolchain can move a project from one era to the next."), "{opening}");
+    assert!(opening.contains("`upgrade fix`"), "the steps its paragraph introduces: {opening}");
+}
+
 /// A section heading keeps a code span with spaces whole; a lone symbol
 /// still reads as code.
 #[test]
