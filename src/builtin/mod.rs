@@ -262,7 +262,10 @@ impl Reasoner for BuiltinReasoner {
             ctx.prior.as_ref().and_then(|p| p.critique.as_ref()).map(|c| c.related_aspects.clone()).unwrap_or_default();
         let aspects = self.with_related(aspects, &named, &weights, &mut stemmer);
         let out = match ctx.strategy {
-            None => plan::first_plan(&ctx, &aspects, &weights, &mut stemmer, &self.corpus_note()),
+            None => {
+                let uncapped = aspects::aspects(&ctx.question, &mut stemmer, &weights, usize::MAX);
+                plan::first_plan(&ctx, &aspects, &uncapped, &weights, &mut stemmer, &self.corpus_note())
+            }
             Some(strategy) => {
                 let mut out = plan::refine_plan(&ctx, strategy, &aspects, &weights, &sources, &mut stemmer);
                 if let Some(links) = &self.links {

@@ -107,6 +107,7 @@ fn context_word(a: &Aspect, aspects: &[Aspect], question: &str, stemmer: &mut St
 pub fn first_plan(
     ctx: &PlanContext,
     aspects: &[Aspect],
+    uncapped: &[Aspect],
     weights: &Weights,
     stemmer: &mut Stemmer,
     corpus_note: &str,
@@ -116,6 +117,13 @@ pub fn first_plan(
     let labels: Vec<&str> = aspects.iter().map(|a| a.label.as_str()).collect();
     let parts: Vec<&str> = aspects.iter().filter(|a| !a.label.contains(" vs ")).map(|a| a.label.as_str()).collect();
     qs.push(&parts.join(" "), "the whole question".into(), None);
+    // The aspects are the question's heaviest few: a word common in the
+    // corpus but central to the question ("In a match, …") falls outside
+    // them. The question with every aspect is searched too.
+    let every: Vec<&str> = uncapped.iter().filter(|a| !a.label.contains(" vs ")).map(|a| a.label.as_str()).collect();
+    if every.len() > parts.len() {
+        qs.push(&every.join(" "), "the whole question, every word".into(), None);
+    }
     // What the asker wants to do without names what the answer replaces:
     // the question without it is searched too, when two things are left.
     let avoided = avoided(&question_words(&ctx.question));

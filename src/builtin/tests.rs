@@ -96,3 +96,23 @@ fn what_the_asker_would_do_without_is_left_out_of_one_query() {
     let qs = queries_of("Can I compile without std?");
     assert!(qs[1].contains("std"), "{qs:?}");
 }
+
+/// The aspects are the question's heaviest few; a question with more
+/// words than that is also searched with every one of them, right after
+/// the whole question, so a common word central to it is not lost.
+#[test]
+fn a_question_longer_than_its_aspects_is_searched_with_every_word() {
+    let q =
+        "In a garden, how do I water the roses on a timer and also feed the tulips, or prune the hedges by the fence?";
+    let qs = queries_of(q);
+    let words = ["garden", "roses", "timer", "tulips", "hedges", "fence"];
+    assert!(words.iter().any(|w| !qs[0].contains(w)), "the whole question holds the capped aspects: {qs:?}");
+    assert!(words.iter().all(|w| qs[1].contains(w)), "then every word: {qs:?}");
+    // A question of few words is searched once whole.
+    let qs = queries_of("How do I water roses on a timer?");
+    assert_eq!(
+        qs.iter().filter(|q| q.contains("water") && q.contains("roses") && q.contains("timer")).count(),
+        1,
+        "{qs:?}"
+    );
+}
