@@ -355,4 +355,5 @@ fn a_heading_keeps_a_code_span_with_spaces_whole() {
     use super::draft::heading_label;
     assert_eq!(heading_label("write `foo = \"0.2\"`"), "Write `foo = \"0.2\"`");
     assert_eq!(heading_label("? operator convert"), "`?` operator convert");
+    assert_eq!(heading_label("write my_string[0]"), "Write `my_string[0]`");
 }

@@ -106,7 +106,8 @@ pub fn caveats(state: &SessionState, stop: StopReason, based_on: Option<u32>, s:
                 out.push(provisional(e, s.confidence_threshold));
             }
             if !e.gaps.is_empty() {
-                out.push(format!("Not covered by the sources found: {}.", e.gaps.join(", ")));
+                let gaps: Vec<String> = e.gaps.iter().map(|g| crate::text::label_as_prose(g)).collect();
+                out.push(format!("Not covered by the sources found: {}.", gaps.join(", ")));
             }
             if e.contradictions > 0 {
                 out.push(format!("Sources disagree on {} point(s); see the claims marked.", e.contradictions));

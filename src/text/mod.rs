@@ -21,6 +21,44 @@ pub fn counted(n: usize, one: &str, many: &str) -> String {
     if n == 1 { format!("1 {one}") } else { format!("{n} {many}") }
 }
 
+/// `label` (a question's words) as Markdown prose: a word holding a
+/// bracket (`my_string[0]`, `v[i]`) written as code, so that no reader and
+/// no citation check takes its `[0]` for a citation marker. Words already
+/// in a code span stay as they are.
+pub fn label_as_prose(label: &str) -> String {
+    let mut in_code = false;
+    label
+        .split(' ')
+        .map(|w| {
+            let starts_code = !in_code && w.starts_with('`');
+            if w.matches('`').count() % 2 == 1 {
+                in_code = !in_code;
+            }
+            if in_code || starts_code || !w.contains(['[', ']']) {
+                return w.to_string();
+            }
+            // Trailing punctuation stays outside the span.
+            let end = w.trim_end_matches([',', '.', ';', ':', '?', '!']).len();
+            format!("`{}`{}", &w[..end], &w[end..])
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod label_tests {
+    use super::label_as_prose;
+
+    #[test]
+    fn a_word_with_brackets_is_written_as_code_and_other_words_stay() {
+        assert_eq!(label_as_prose("write my_string[0]"), "write `my_string[0]`");
+        assert_eq!(label_as_prose("index v[i], then"), "index `v[i]`, then");
+        assert_eq!(label_as_prose("swap file"), "swap file");
+        assert_eq!(label_as_prose("`a[0] = b` here"), "`a[0] = b` here");
+        assert!(crate::engine::citations::citation_markers(&label_as_prose("write my_string[0]")).is_empty());
+    }
+}
+
 #[cfg(test)]
 mod counted_tests {
     #[test]
