@@ -30,11 +30,12 @@ pub fn label_as_prose(label: &str) -> String {
     label
         .split(' ')
         .map(|w| {
-            let starts_code = !in_code && w.starts_with('`');
+            // A word in a code span, or opening or closing one, is code already.
+            let code = in_code || w.contains('`');
             if w.matches('`').count() % 2 == 1 {
                 in_code = !in_code;
             }
-            if in_code || starts_code || !w.contains(['[', ']']) {
+            if code || !w.contains(['[', ']']) {
                 return w.to_string();
             }
             // Trailing punctuation stays outside the span.
@@ -55,6 +56,7 @@ mod label_tests {
         assert_eq!(label_as_prose("index v[i], then"), "index `v[i]`, then");
         assert_eq!(label_as_prose("swap file"), "swap file");
         assert_eq!(label_as_prose("`a[0] = b` here"), "`a[0] = b` here");
+        assert_eq!(label_as_prose("`x = v[1]` and w[2]"), "`x = v[1]` and `w[2]`");
         assert!(crate::engine::citations::citation_markers(&label_as_prose("write my_string[0]")).is_empty());
     }
 }
