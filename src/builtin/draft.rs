@@ -420,18 +420,15 @@ fn covers(src: &Src<'_>, i: usize, a: &Aspect, w: &Weights) -> bool {
 }
 
 /// Section headings in sentence case, with a lone symbol in code (`?`),
-/// and a word holding a bracket (`my_string[0]`): no citation marker.
-/// A code span with spaces (`` `foo = "0.2"` ``) is one word: its `=` is
-/// no lone symbol.
+/// and a word holding a bracket as prose writes it (`my_string[0]`,
+/// `text::label_as_prose`). A code span with spaces (`` `foo = "0.2"` ``)
+/// is one word: its `=` is no lone symbol.
 pub fn heading_label(label: &str) -> String {
     let words: Vec<String> = super::aspects::question_words(label)
         .into_iter()
-        .map(|w| {
-            let symbol = !w.chars().any(char::is_alphanumeric);
-            if w.starts_with('`') || !(symbol || w.contains(['[', ']'])) { w } else { format!("`{w}`") }
-        })
+        .map(|w| if w.chars().any(char::is_alphanumeric) || w.starts_with('`') { w } else { format!("`{w}`") })
         .collect();
-    let mut s = words.join(" ");
+    let mut s = crate::text::label_as_prose(&words.join(" "));
     if let Some(first) = s.chars().next().filter(|c| c.is_lowercase()) {
         s.replace_range(..first.len_utf8(), &first.to_uppercase().to_string());
     }

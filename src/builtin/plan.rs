@@ -115,12 +115,16 @@ pub fn first_plan(
     let extra = constraint_words(&ctx.constraints, &ctx.question).join(" ");
     let mut qs = Queries::new(ctx.max_queries, &ctx.already_run, extra.clone());
     let labels: Vec<&str> = aspects.iter().map(|a| a.label.as_str()).collect();
-    let parts: Vec<&str> = aspects.iter().filter(|a| !a.label.contains(" vs ")).map(|a| a.label.as_str()).collect();
+    // The words of aspects, without a comparison's own "A vs B" label.
+    fn words_of(of: &[Aspect]) -> Vec<&str> {
+        of.iter().filter(|a| !a.label.contains(" vs ")).map(|a| a.label.as_str()).collect()
+    }
+    let parts = words_of(aspects);
     qs.push(&parts.join(" "), "the whole question".into(), None);
     // The aspects are the question's heaviest few: a word common in the
     // corpus but central to the question ("In a match, …") falls outside
     // them. The question with every aspect is searched too.
-    let every: Vec<&str> = uncapped.iter().filter(|a| !a.label.contains(" vs ")).map(|a| a.label.as_str()).collect();
+    let every = words_of(uncapped);
     if every.len() > parts.len() {
         qs.push(&every.join(" "), "the whole question, every word".into(), None);
     }
