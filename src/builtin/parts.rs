@@ -57,8 +57,11 @@ pub const MAX_EXAMPLE_LINES: usize = 14;
 pub const SHORT_EXAMPLE_LINES: usize = 6;
 
 /// The part's code blocks that hold a stem of `wanted` (the question's
-/// terms or the answer's) and are short enough to read in a report,
-/// shortest first.
+/// terms or the answer's) and are short enough to read in a report: those
+/// holding the most of `wanted` first, then the shortest. A page's first
+/// listing is often the plainest use of its subject (`vec![1, 2, 3]`); the
+/// one that shows what was asked holds more of the words asked and quoted
+/// (`macro_rules! vec { ( $( $x:expr ),* ) … }`).
 pub fn examples(an: &AnalyzedDoc, part: &Part, wanted: &[&str]) -> Vec<usize> {
     // A block before the part's first sentence declares the item (a
     // signature); it is not an example of its use.
@@ -74,7 +77,11 @@ pub fn examples(an: &AnalyzedDoc, part: &Part, wanted: &[&str]) -> Vec<usize> {
         })
         .filter(|&c| block_holds(an, c, wanted))
         .collect();
-    found.sort_by_key(|&c| (an.code[c].lines, c));
+    let mut distinct: Vec<&str> = wanted.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let held = |c: usize| distinct.iter().filter(|w| block_holds(an, c, &[w])).count();
+    found.sort_by_key(|&c| (std::cmp::Reverse(held(c)), an.code[c].lines, c));
     found
 }
 
@@ -104,5 +111,23 @@ mod tests {
         assert!(examples(&an, &ps[0], &[push.as_str()]).is_empty());
         let code = &text[an.code[1].start..an.code[1].end];
         assert_eq!(code, "h.push(Reverse(1));\nh.push(Reverse(5));");
+    }
+
+    #[test]
+    fn the_example_holding_more_of_the_words_asked_comes_before_a_shorter_one() {
+        let text = "# Macros\n\n## Declarative macros\n\nA macro can take any number of arguments.\n\n\
+                    ```\nlet v = vec![1, 2, 3];\n```\n\n\
+                    ```\nmacro_rules! vec {\n    ( $( $x:expr ),* ) => {\n        let mut v = Vec::new();\n\
+                    $( v.push($x); )*\n        v\n    };\n}\n```\n";
+        let mut st = Stemmer::default();
+        let an = analyze("Macros", text, &mut st);
+        let ps = parts(&an);
+        let stems: Vec<String> = ["macro", "vec", "vec"].iter().filter_map(|w| st.stem(w)).collect();
+        let wanted: Vec<&str> = stems.iter().map(String::as_str).collect();
+        // The definition holds "macro" and "vec"; the shorter use only "vec"
+        // (said twice in `wanted`, which counts once).
+        assert_eq!(examples(&an, &ps[0], &wanted), [1, 0]);
+        // With only "vec" asked, both hold one word and the shorter leads.
+        assert_eq!(examples(&an, &ps[0], &wanted[1..]), [0, 1]);
     }
 }
