@@ -80,7 +80,7 @@ pub fn examples(an: &AnalyzedDoc, part: &Part, wanted: &[&str]) -> Vec<usize> {
     let mut distinct: Vec<&str> = wanted.to_vec();
     distinct.sort_unstable();
     distinct.dedup();
-    let held = |c: usize| distinct.iter().filter(|w| block_holds(an, c, &[w])).count();
+    let held = |c: usize| distinct.iter().filter(|&&w| block_holds(an, c, &[w])).count();
     found.sort_by_key(|&c| (std::cmp::Reverse(held(c)), an.code[c].lines, c));
     found
 }
