@@ -81,7 +81,7 @@ pub fn examples(an: &AnalyzedDoc, part: &Part, wanted: &[&str]) -> Vec<usize> {
     distinct.sort_unstable();
     distinct.dedup();
     let held = |c: usize| distinct.iter().filter(|&&w| block_holds(an, c, &[w])).count();
-    found.sort_by_key(|&c| (std::cmp::Reverse(held(c)), an.code[c].lines, c));
+    found.sort_by_cached_key(|&c| (std::cmp::Reverse(held(c)), an.code[c].lines, c));
     found
 }
 

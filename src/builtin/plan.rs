@@ -104,6 +104,11 @@ fn context_word(a: &Aspect, aspects: &[Aspect], question: &str, stemmer: &mut St
         .map(str::to_string)
 }
 
+/// The words of aspects, without a comparison's own "A vs B" label.
+fn words_of(of: &[Aspect]) -> Vec<&str> {
+    of.iter().filter(|a| !a.label.contains(" vs ")).map(|a| a.label.as_str()).collect()
+}
+
 pub fn first_plan(
     ctx: &PlanContext,
     aspects: &[Aspect],
@@ -115,10 +120,6 @@ pub fn first_plan(
     let extra = constraint_words(&ctx.constraints, &ctx.question).join(" ");
     let mut qs = Queries::new(ctx.max_queries, &ctx.already_run, extra.clone());
     let labels: Vec<&str> = aspects.iter().map(|a| a.label.as_str()).collect();
-    // The words of aspects, without a comparison's own "A vs B" label.
-    fn words_of(of: &[Aspect]) -> Vec<&str> {
-        of.iter().filter(|a| !a.label.contains(" vs ")).map(|a| a.label.as_str()).collect()
-    }
     let parts = words_of(aspects);
     qs.push(&parts.join(" "), "the whole question".into(), None);
     // The aspects are the question's heaviest few: a word common in the
