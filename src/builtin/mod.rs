@@ -301,12 +301,13 @@ impl Reasoner for BuiltinReasoner {
         let aspects = self.aspects(&ctx.question, &weights, &mut stemmer);
         let cstems = constraint_stems(&ctx.constraints, &ctx.question, &mut stemmer);
         let chosen = chosen_stems(&ctx.constraints, &ctx.question, &mut stemmer);
+        let release = release_notes::release_ask(&ctx.question);
         let asked = review::Asked {
             aspects: &aspects,
             constraint_stems: &cstems,
             chosen: &chosen,
             found_again: &ctx.found_again,
-            about_release: release_notes::asks_about_release(&ctx.question),
+            release: &release,
         };
         let mut verdicts = review::review(&candidates, &kept, &asked, &weights, &self.cfg);
         if let Some(links) = &self.links {

@@ -8,8 +8,9 @@
 //!
 //! Both tests are about the shape of text, not about any project: a release
 //! log is a page with several headings that name a dotted version number;
-//! a question is about a release when it names a version or asks about
-//! releases, versions, changelogs or stabilisation.
+//! a question is about a log's releases when it asks about releases,
+//! versions, changelogs or stabilisation, or names a version the log has a
+//! heading for (not "foo = \"0.2\"", a version of something else).
 
 use super::analysis::AnalyzedDoc;
 
@@ -37,28 +38,55 @@ const RELEASE_WORDS: &[&str] = &[
 
 /// Whether the page lists changes release by release.
 pub fn is_release_log(an: &AnalyzedDoc) -> bool {
-    an.headings.iter().filter(|(h, _)| names_version(h)).take(VERSION_HEADINGS).count() >= VERSION_HEADINGS
+    an.headings.iter().filter(|(h, _)| versions(h).next().is_some()).take(VERSION_HEADINGS).count() >= VERSION_HEADINGS
 }
 
-/// Whether the question asks about a release: it names a version number or
-/// uses a word about releases.
-pub fn asks_about_release(question: &str) -> bool {
-    names_version(question)
-        || question
+/// What a question asks of release logs: whether it speaks of releases
+/// ("which release added …", "when was it stabilised") and which version
+/// numbers it names.
+#[derive(Debug, Clone, Default)]
+pub struct ReleaseAsk {
+    about_releases: bool,
+    versions: Vec<String>,
+}
+
+impl ReleaseAsk {
+    /// Whether a release log answers the question: the question speaks of
+    /// releases, or it names a version the log has a heading for ("what
+    /// changed in 1.80" and "## Version 1.80.0"). A version of something
+    /// else ("foo = \"0.2\"" in a manifest, "Python 3.12") is no question
+    /// about this log's releases.
+    pub fn answered_by(&self, log: &AnalyzedDoc) -> bool {
+        self.about_releases
+            || log.headings.iter().any(|(h, _)| versions(h).any(|v| self.versions.iter().any(|q| same_release(q, v))))
+    }
+}
+
+/// What `question` asks of release logs.
+pub fn release_ask(question: &str) -> ReleaseAsk {
+    ReleaseAsk {
+        about_releases: question
             .split(|c: char| !c.is_alphanumeric())
-            .any(|w| RELEASE_WORDS.iter().any(|r| w.eq_ignore_ascii_case(r)))
+            .any(|w| RELEASE_WORDS.iter().any(|r| w.eq_ignore_ascii_case(r))),
+        versions: versions(question).map(str::to_string).collect(),
+    }
 }
 
-/// Whether `text` holds a dotted version number as a word of its own:
-/// "1.95", "v0.4.2", "(2.1)", "§Version 1.94.0" — digits, a dot, digits,
-/// optionally more dotted parts.
-fn names_version(text: &str) -> bool {
-    text.split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | '[' | ']' | ',' | ':' | ';'))
+/// Whether `asked` names the release `heading` names: the same dotted
+/// parts, or the first of them ("1.80" is the release "1.80.0").
+fn same_release(asked: &str, heading: &str) -> bool {
+    heading == asked || heading.strip_prefix(asked).is_some_and(|rest| rest.starts_with('.'))
+}
+
+/// The dotted version numbers `text` holds as words of their own: "1.95",
+/// "v0.4.2", "(2.1)", "§Version 1.94.0" — digits, a dot, digits, optionally
+/// more dotted parts.
+fn versions(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | '[' | ']' | ',' | ':' | ';' | '"' | '\''))
         .map(|w| w.trim_start_matches(['v', 'V', '\u{a7}']).trim_end_matches(['.', '?', '!']))
-        .any(|w| {
-            let mut parts = w.split('.');
+        .filter(|w| {
             let numeric = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
-            w.contains('.') && parts.all(numeric)
+            w.contains('.') && w.split('.').all(numeric)
         })
 }
 
@@ -86,13 +114,28 @@ mod tests {
         assert!(!is_release_log(&doc(guide)));
     }
 
+    fn log() -> AnalyzedDoc {
+        doc("# Changes\n\n## Version 1.80.0 (2024-07-25)\n\nAdded.\n\n## Version 1.79.0\n\nFixed.\n\n\
+             ## Version 1.78.0\n\nNew.\n\n## Version 1.77.2\n\nFirst.\n")
+    }
+
     #[test]
-    fn a_question_names_a_release_by_number_or_word() {
-        assert!(asks_about_release("What changed in 1.80?"));
-        assert!(asks_about_release("When was let-else stabilized?"));
-        assert!(asks_about_release("Which release added the sparse registry protocol?"));
-        assert!(!asks_about_release("How do I make only dependencies optimised in debug builds?"));
-        assert!(!asks_about_release("How do I print a float with 2 digits after the point?"));
-        assert!(!asks_about_release("What does the section 3 example mean?"));
+    fn a_question_about_a_release_is_answered_by_a_log() {
+        assert!(is_release_log(&log()));
+        assert!(release_ask("What changed in 1.80?").answered_by(&log()));
+        assert!(release_ask("What did v1.77.2 fix?").answered_by(&log()));
+        assert!(release_ask("When was let-else stabilized?").answered_by(&log()));
+        assert!(release_ask("Which release added the sparse registry protocol?").answered_by(&log()));
+    }
+
+    #[test]
+    fn a_question_naming_a_version_of_something_else_is_not() {
+        // A dependency's version in a manifest is not one of the log's releases.
+        assert!(!release_ask("If I write `foo = \"0.2\"`, will it pull in 0.3?").answered_by(&log()));
+        // Nor a prefix of a release that is not dotted at that place.
+        assert!(!release_ask("What changed in 1.8?").answered_by(&log()));
+        assert!(!release_ask("How do I make only dependencies optimised in debug builds?").answered_by(&log()));
+        assert!(!release_ask("How do I print a float with 2 digits after the point?").answered_by(&log()));
+        assert!(!release_ask("What does the section 3 example mean?").answered_by(&log()));
     }
 }

@@ -6,7 +6,7 @@ use super::Src;
 use super::aspects::Aspect;
 use super::config::BuiltinConfig;
 use super::rarity::Weights;
-use super::release_notes::is_release_log;
+use super::release_notes::{ReleaseAsk, is_release_log};
 use super::score::relevance;
 use crate::engine::model::{SourceId, SourceVerdict};
 use crate::text::sorted_jaccard;
@@ -27,8 +27,8 @@ pub struct Asked<'a> {
     pub chosen: &'a [String],
     /// Candidates rejected before and found again now.
     pub found_again: &'a [SourceId],
-    /// The question asks about a release (`release_notes::asks_about_release`).
-    pub about_release: bool,
+    /// What the question asks of release logs (`release_notes::release_ask`).
+    pub release: &'a ReleaseAsk,
 }
 
 pub fn review(
@@ -38,7 +38,7 @@ pub fn review(
     w: &Weights,
     cfg: &BuiltinConfig,
 ) -> Vec<SourceVerdict> {
-    let Asked { aspects, constraint_stems, chosen, found_again, about_release } = *asked;
+    let Asked { aspects, constraint_stems, chosen, found_again, release } = *asked;
     let question_stems: Vec<&String> = aspects.iter().flat_map(|a| &a.stems).collect();
     let mut accepted: Vec<&Src<'_>> = kept.iter().collect();
     let mut out = Vec::new();
@@ -78,8 +78,8 @@ pub fn review(
             continue;
         }
         // A changelog shares the words of almost any question without
-        // answering it; it answers only a question about a release.
-        if !about_release && is_release_log(&c.an) {
+        // answering it; it answers only a question about its releases.
+        if is_release_log(&c.an) && !release.answered_by(&c.an) {
             out.push(verdict(false, Some("release_notes"), Vec::new()));
             continue;
         }

@@ -328,3 +328,24 @@ async fn a_changelog_is_kept_only_for_a_question_about_a_release() {
     let v = with_config(BuiltinConfig::default()).review(about).await.unwrap().value;
     assert!(verdict(&v, 2).kept, "a release question keeps the changelog: {v:?}");
 }
+
+#[tokio::test]
+async fn a_changelog_is_kept_for_its_own_version_not_for_a_version_of_something_else() {
+    let ask = |question: &str| ReviewContext {
+        question: question.into(),
+        constraints: Vec::new(),
+        candidates: vec![doc(1, "Borrow checker", ON_TOPIC), doc(2, "Changes", &changelog())],
+        kept: Vec::new(),
+        found_again: Vec::new(),
+    };
+    // 1.18 is one of the log's releases ("Version 1.18.0").
+    let own = ask("Did the borrow checker check lifetimes of references in closures in 1.18?");
+    let v = with_config(BuiltinConfig::default()).review(own).await.unwrap().value;
+    assert!(verdict(&v, 2).kept, "{v:?}");
+    // 0.2 is the asker's dependency, not a release of the log.
+    let other = ask(
+        "With `checker = \"0.2\"` in my manifest, why does the borrow checker reject lifetimes of references in closures?",
+    );
+    let v = with_config(BuiltinConfig::default()).review(other).await.unwrap().value;
+    assert_eq!(reason(&v, 2), Some("release_notes"), "{v:?}");
+}
