@@ -44,7 +44,7 @@ pub fn is_release_log(an: &AnalyzedDoc) -> bool {
 /// What a question asks of release logs: whether it speaks of releases
 /// ("which release added …", "when was it stabilised") and which version
 /// numbers it names.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug)]
 pub struct ReleaseAsk {
     about_releases: bool,
     versions: Vec<String>,
